@@ -1,0 +1,162 @@
+"""The one door to language models. Every LLM call in the service goes through `complete`.
+
+litellm does the talking; this module adds what the service needs around it: the default model,
+JSON-structured output, a per-call timeout, bounded retries with backoff on rate limits, server
+errors and timeouts, typed errors, and the accounting of every call (tokens, cost, latency).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+logger = logging.getLogger(__name__)
+
+OFFLINE_PROVIDER = "offline"
+OFFLINE_NOTICE = (
+    "offline heuristic demo model: deterministic keyword rules, not a language model; "
+    "its judgements are scripted for demonstration and tests"
+)
+_setup_lock = threading.Lock()
+_litellm = None
+
+
+class LLMError(Exception):
+    """A call that did not produce a reply. `permanent` errors are not worth retrying."""
+
+    def __init__(self, message: str, *, permanent: bool, attempts: int = 0):
+        super().__init__(message)
+        self.permanent = permanent
+        self.attempts = attempts
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    model: str
+    content: str
+    tokens_in: int
+    tokens_out: int
+    cost_usd: Decimal
+    latency_ms: int
+    attempts: int
+
+
+def _get_litellm():
+    """Import litellm once per process and register the offline provider with it."""
+    global _litellm
+    if _litellm is None:
+        with _setup_lock:
+            if _litellm is None:
+                import litellm
+
+                from agents.offline import OfflineDebateModel
+
+                litellm.telemetry = False
+                litellm.suppress_debug_info = True
+                providers = [
+                    p for p in litellm.custom_provider_map if p.get("provider") != OFFLINE_PROVIDER
+                ]
+                providers.append(
+                    {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineDebateModel()}
+                )
+                litellm.custom_provider_map = providers
+                litellm.utils.custom_llm_setup()
+                _litellm = litellm
+    return _litellm
+
+
+def resolve_model(model_name: str | None) -> str:
+    return (model_name or "").strip() or settings.DEBATE_DEFAULT_MODEL
+
+
+def is_offline_model(model: str) -> bool:
+    return model.split("/", 1)[0] == OFFLINE_PROVIDER
+
+
+def _transient_errors(litellm) -> tuple[type[BaseException], ...]:
+    return (
+        litellm.RateLimitError,
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+    )
+
+
+def _cost(litellm, response, model: str) -> Decimal:
+    if is_offline_model(model):
+        return Decimal(0)
+    try:
+        return Decimal(str(litellm.completion_cost(completion_response=response) or 0))
+    except Exception:  # noqa: BLE001 - a model missing from the cost map costs "unknown" = 0
+        logger.info("no cost known for model %s; recorded as 0", model)
+        return Decimal(0)
+
+
+def complete(
+    *,
+    model: str,
+    messages: list[dict[str, str]],
+    temperature: float = 0.2,
+    timeout: float | None = None,
+    max_retries: int | None = None,
+) -> LLMResponse:
+    """Ask `model` for a JSON reply to `messages`. Retries transient failures, then raises."""
+    litellm = _get_litellm()
+    timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
+    max_retries = settings.DEBATE_LLM_MAX_RETRIES if max_retries is None else max_retries
+    transient = _transient_errors(litellm)
+    attempt = 0
+    started = time.monotonic()
+    while True:
+        attempt += 1
+        try:
+            response = litellm.completion(
+                model=model,
+                messages=messages,
+                temperature=temperature,
+                timeout=timeout,
+                response_format={"type": "json_object"},
+                num_retries=0,
+            )
+        except transient as exc:
+            if attempt > max_retries:
+                raise LLMError(
+                    f"{model}: gave up after {attempt} attempts: {exc}",
+                    permanent=False,
+                    attempts=attempt,
+                ) from exc
+            delay = settings.DEBATE_LLM_RETRY_BASE_DELAY * (2 ** (attempt - 1))
+            delay = min(delay, 30.0) * (0.5 + random.random() / 2)
+            logger.warning(
+                "%s: transient error (%s); retry %d in %.2fs", model, exc, attempt, delay
+            )
+            time.sleep(delay)
+            continue
+        except LLMError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything else (bad key, bad request) is final
+            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt) from exc
+        break
+
+    latency_ms = int((time.monotonic() - started) * 1000)
+    content = response.choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    return LLMResponse(
+        model=model,
+        content=content,
+        tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
+        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=_cost(litellm, response, model),
+        latency_ms=latency_ms,
+        attempts=attempt,
+    )

@@ -1,0 +1,7 @@
+"""Development on one machine: debug on, a fixed non-secret key unless one is given."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="local-development-key-not-for-production")

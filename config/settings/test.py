@@ -1,0 +1,12 @@
+"""Tests: the real PostgreSQL and Redis, on a Redis database of their own."""
+
+import os
+
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from .base import *  # noqa: E402, F403
+from .base import env  # noqa: E402
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)

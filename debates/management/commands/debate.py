@@ -1,0 +1,83 @@
+import json
+import time
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from debates import selectors, services
+from debates.models import Debate
+from debates.transcript import render_text
+
+
+class Command(BaseCommand):
+    help = "Run one debate and print its transcript and decision."
+
+    def add_arguments(self, parser):
+        parser.add_argument("question", help="The question to debate.")
+        parser.add_argument("--protocol", default="s4", help="Debate protocol (default: s4).")
+        parser.add_argument(
+            "--agents", default="", help="Comma-separated agent slugs (default: the protocol's)."
+        )
+        parser.add_argument(
+            "--in-process",
+            action="store_true",
+            help="Run here instead of through a Celery worker.",
+        )
+        parser.add_argument("--json", action="store_true", help="Print the JSON export.")
+        parser.add_argument(
+            "--timeout", type=float, default=300, help="Seconds to wait for the worker."
+        )
+
+    def handle(self, *args, question, protocol, agents, in_process, json: bool, timeout, **opts):
+        if not in_process:
+            self._require_worker()
+        slugs = [s.strip() for s in agents.split(",") if s.strip()] or None
+        try:
+            debate = services.debate_create(
+                query=question, protocol=protocol, agents=slugs, enqueue=not in_process
+            )
+        except ValidationError as exc:
+            messages = "; ".join(
+                f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items()
+            )
+            raise CommandError(messages) from exc
+        if in_process:
+            services.debate_run(debate_id=debate.id)
+        else:
+            self._wait(debate, timeout)
+        debate = selectors.debate_get(debate.id)
+        if json:
+            self.stdout.write(_json_dumps(selectors.debate_export(debate)))
+        else:
+            self.stdout.write(render_text(debate))
+        if debate.status == Debate.Status.FAILED:
+            raise CommandError(f"The debate failed: {debate.error}")
+
+    def _require_worker(self):
+        from config.celery import app
+
+        try:
+            replies = app.control.ping(timeout=2.0)
+        except Exception as exc:  # noqa: BLE001 - broker down is reported, not raised raw
+            raise CommandError(f"Cannot reach the Celery broker: {exc}") from exc
+        if not replies:
+            raise CommandError(
+                "No Celery worker answered. Start one with "
+                "`.venv/bin/celery -A config worker -l info`, or pass --in-process."
+            )
+
+    def _wait(self, debate, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = Debate.objects.filter(id=debate.id).values_list("status", flat=True).first()
+            if status in (Debate.Status.COMPLETED, Debate.Status.FAILED):
+                return
+            time.sleep(0.2)
+        raise CommandError(
+            f"The debate {debate.id} did not finish within {timeout:g} s; it is still "
+            f"{status}. Check the worker's log."
+        )
+
+
+def _json_dumps(data):
+    return json.dumps(data, indent=2, ensure_ascii=False)

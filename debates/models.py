@@ -1,0 +1,291 @@
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class Decision(models.TextChoices):
+    ACT = "ACT", "Act"
+    WARN = "WARN", "Warn"
+    REFUSE = "REFUSE", "Refuse"
+
+
+class VoteDecision(models.TextChoices):
+    ACT = "ACT", "Act"
+    WARN = "WARN", "Warn"
+    REFUSE = "REFUSE", "Refuse"
+    VETO = "VETO", "Veto"
+
+
+class Debate(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    query = models.TextField()
+    protocol = models.CharField(max_length=40, default="s4", db_index=True)
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="debates",
+    )
+
+    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+    reasoning = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    consensus_type = models.CharField(max_length=20, blank=True, db_index=True)
+
+    # Defense layer findings, recorded before the debate runs.
+    injection_findings = models.JSONField(default=list, blank=True)
+    is_complex_query = models.BooleanField(default=False)
+
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(status="completed") | ~Q(decision=""),
+                name="debate_completed_has_decision",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.query[:60]} ({self.get_status_display()})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.COMPLETED, self.Status.FAILED)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.completed_at:
+            return (self.completed_at - self.started_at).total_seconds()
+        return None
+
+
+class Participant(models.Model):
+    """An agent as it took part in one debate: a snapshot, so later edits don't rewrite history."""
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="participants")
+    agent = models.ForeignKey(
+        "agents.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=50)
+    role = models.CharField(max_length=50)
+    system_prompt = models.TextField()
+    model_name = models.CharField(max_length=200)
+    temperature = models.FloatField()
+    can_veto = models.BooleanField(default=False)
+    veto_risk_threshold = models.PositiveSmallIntegerField(default=50)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["debate", "slug"], name="participant_unique_slug"),
+            models.UniqueConstraint(
+                fields=["debate", "position"], name="participant_unique_position"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        COMPLETED = "completed", "Completed"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=60)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    started_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["debate", "number"], name="round_unique_number"),
+        ]
+
+    def __str__(self):
+        return f"Round {self.number}: {self.name}"
+
+
+class LLMCall(models.Model):
+    """One call through the gateway: the audit record, and the resume point of a debate.
+
+    `key` names the call within its debate (e.g. ``r2:utility>accuracy``); a re-run of the
+    debate finds completed keys here and does not pay for them again.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "In flight"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="llm_calls")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="llm_calls"
+    )
+    key = models.CharField(max_length=120)
+    round_number = models.PositiveSmallIntegerField()
+    step = models.CharField(max_length=30)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    model = models.CharField(max_length=200)
+    prompt = models.JSONField(default=list, help_text="The messages sent.")
+    raw_response = models.TextField(blank=True)
+    parsed = models.JSONField(default=dict, blank=True)
+    parse_failed = models.BooleanField(default=False)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round_number", "id"]
+        verbose_name = "LLM call"
+        constraints = [
+            models.UniqueConstraint(fields=["debate", "key"], name="llmcall_unique_key"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+
+class Statement(models.Model):
+    """An agent's position in a round: its analysis (round 1) or its revision (round 3)."""
+
+    class Kind(models.TextChoices):
+        ANALYSIS = "analysis", "Analysis"
+        REVISION = "revision", "Revision"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="statements")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="statements")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="statements"
+    )
+    call = models.OneToOneField(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="statement"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    decision = models.CharField(max_length=8, choices=VoteDecision.choices)
+    confidence = models.FloatField()
+    risk = models.FloatField()
+    reasoning = models.TextField(blank=True)
+    previous_decision = models.CharField(max_length=8, blank=True)
+    parse_failed = models.BooleanField(default=False)
+    notes = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round__number", "participant__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "participant"], name="statement_one_per_participant_round"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0, confidence__lte=100, risk__gte=0, risk__lte=100),
+                name="statement_scores_0_100",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.participant} round {self.round.number}: {self.decision}"
+
+    @property
+    def changed_position(self) -> bool:
+        return bool(self.previous_decision) and self.previous_decision != self.decision
+
+
+class Challenge(models.Model):
+    class Stance(models.TextChoices):
+        CHALLENGE = "challenge", "Challenge"
+        AGREE = "agree", "Agreement"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="challenges")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="challenges")
+    challenger = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="challenges_made"
+    )
+    challenged = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="challenges_received"
+    )
+    call = models.OneToOneField(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
+    )
+    stance = models.CharField(max_length=10, choices=Stance.choices, default=Stance.CHALLENGE)
+    argument = models.TextField(blank=True)
+    suggested_decision = models.CharField(max_length=8, blank=True)
+    parse_failed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["challenger__position", "challenged__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["debate", "challenger", "challenged"], name="challenge_one_per_pair"
+            ),
+            models.CheckConstraint(
+                condition=~Q(challenger=F("challenged")), name="challenge_not_self"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.challenger} -> {self.challenged} ({self.stance})"
+
+
+class Vote(models.Model):
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="votes")
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="votes")
+    statement = models.ForeignKey(
+        Statement, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decision = models.CharField(max_length=8, choices=VoteDecision.choices)
+    confidence = models.FloatField()
+    risk = models.FloatField()
+    reasoning = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["participant__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["debate", "participant"], name="vote_one_per_participant"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0, confidence__lte=100, risk__gte=0, risk__lte=100),
+                name="vote_scores_0_100",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.participant}: {self.decision}"

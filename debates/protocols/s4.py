@@ -1,0 +1,298 @@
+"""The S4 debate (seeds 000 and 001): analysis, cross-challenges, revision, final vote.
+
+What each agent sees, exactly as seed 000 fixes it:
+- round 1: the query only;
+- round 2: the query, its own round-1 position and the challenged agent's round-1 position
+  and reasoning; every agent challenges every other (n * (n - 1) challenges);
+- round 3: the query, its own round-1 position and every challenge made against it;
+- round 4: no call; the revised positions are locked as final votes and `rules.decide` turns
+  them into the decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.parsing import parse_agent_decision, parse_challenge
+from debates import rules
+from debates.defense import QUERY_DATA_INSTRUCTION, cap_confidence, wrap_query_as_data
+from debates.protocols.base import (
+    CallRequest,
+    FinalVote,
+    Outcome,
+    ParticipantSpec,
+    ProtocolError,
+    Results,
+    Step,
+    StepGenerator,
+)
+
+ROUND_NAMES = {
+    1: "Initial Analysis",
+    2: "Challenge Round",
+    3: "Revision Round",
+    4: "Final Voting",
+}
+
+DECISION_FORMAT = (
+    'Reply with one JSON object and nothing else: {"decision": "ACT" | "WARN" | "REFUSE"%s, '
+    '"confidence": 0-100, "risk": 0-100, "reasoning": "your explanation"}. '
+    "ACT: answer/act on the question. WARN: act, but with explicit caveats. "
+    "REFUSE: do not act on it."
+)
+VETO_FORMAT = ' | "VETO"'
+CHALLENGE_FORMAT = (
+    'Reply with one JSON object and nothing else: {"stance": "challenge" | "agree", '
+    '"argument": "your challenge, quoting the reasoning you question", '
+    '"suggested_decision": "ACT" | "WARN" | "REFUSE"}.'
+)
+
+
+def _position(parsed: dict[str, Any]) -> str:
+    return (
+        f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
+    )
+
+
+class S4Protocol:
+    name = "s4"
+    label = "S4: analysis, cross-challenge, revision, vote"
+    min_participants = 2
+    max_participants = 6
+    options_schema: dict[str, Any] = {}
+
+    def __init__(
+        self,
+        *,
+        query: str,
+        participants: list[ParticipantSpec],
+        complex_query: bool = False,
+        options: dict[str, Any] | None = None,
+    ):
+        if not self.min_participants <= len(participants) <= self.max_participants:
+            raise ProtocolError(
+                f"S4 needs {self.min_participants} to {self.max_participants} agents; "
+                f"got {len(participants)}."
+            )
+        self.query = query
+        self.participants = list(participants)
+        self.by_slug = {p.slug: p for p in participants}
+        self.complex_query = complex_query
+        self.options = options or {}
+
+    # --- prompts ------------------------------------------------------------------------------
+
+    def system_message(self, p: ParticipantSpec) -> dict[str, str]:
+        lines = [
+            p.system_prompt.strip(),
+            "",
+            f"Your role: {p.role}. Your name in this debate: {p.name}.",
+        ]
+        if p.guiding_question:
+            lines.append(f"Your guiding question: {p.guiding_question}")
+        if p.can_veto:
+            lines.append(
+                f"You hold a veto: answer VETO when the risk is {p.veto_risk_threshold} or more. "
+                "A veto ends the debate with REFUSE, so give your reason."
+            )
+        lines.append(QUERY_DATA_INSTRUCTION)
+        return {"role": "system", "content": "\n".join(lines)}
+
+    def _decision_format(self, p: ParticipantSpec) -> str:
+        return DECISION_FORMAT % (VETO_FORMAT if p.can_veto else "")
+
+    def analysis_request(self, p: ParticipantSpec) -> CallRequest:
+        user = "\n".join(
+            [
+                "STEP: analysis (round 1 of 4, independent: you do not see the other agents).",
+                "The question:",
+                wrap_query_as_data(self.query),
+                "",
+                "Analyse the question from your perspective and take a position.",
+                self._decision_format(p),
+            ]
+        )
+        return CallRequest(
+            key=f"r1:{p.slug}",
+            participant=p.slug,
+            round_number=1,
+            step="analysis",
+            messages=(self.system_message(p), {"role": "user", "content": user}),
+        )
+
+    def challenge_request(
+        self, challenger: ParticipantSpec, challenged: ParticipantSpec, initial: Results
+    ) -> CallRequest:
+        own = initial[f"r1:{challenger.slug}"]
+        theirs = initial[f"r1:{challenged.slug}"]
+        user = "\n".join(
+            [
+                f"STEP: challenge (round 2 of 4). You challenge {challenged.name}.",
+                "The question:",
+                wrap_query_as_data(self.query),
+                "",
+                f"Your round 1 position: {_position(own)}.",
+                f"{challenged.name} (role: {challenged.role}) round 1 position: "
+                f"{_position(theirs)}.",
+                f"{challenged.name}'s reasoning:",
+                "<<<",
+                theirs.get("reasoning") or "(no reasoning given)",
+                ">>>",
+                "",
+                f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
+                "ask for the evidence that would settle it. Argue from your own role. If after "
+                "honest scrutiny you agree, say so and say why.",
+                CHALLENGE_FORMAT,
+            ]
+        )
+        return CallRequest(
+            key=f"r2:{challenger.slug}>{challenged.slug}",
+            participant=challenger.slug,
+            round_number=2,
+            step="challenge",
+            messages=(self.system_message(challenger), {"role": "user", "content": user}),
+            target=challenged.slug,
+        )
+
+    def revision_request(
+        self, p: ParticipantSpec, initial: Results, challenges: Results
+    ) -> CallRequest:
+        own = initial[f"r1:{p.slug}"]
+        received = []
+        for other in self.participants:
+            if other.slug == p.slug:
+                continue
+            c = challenges[f"r2:{other.slug}>{p.slug}"]
+            suggestion = c.get("suggested_decision") or "no decision suggested"
+            received.append(
+                f"- From {other.name} ({c['stance']}; suggests {suggestion}): {c['argument']}"
+            )
+        user = "\n".join(
+            [
+                "STEP: revision (round 3 of 4). Answer the challenges made against you.",
+                "The question:",
+                wrap_query_as_data(self.query),
+                "",
+                f"Your round 1 position: {_position(own)}.",
+                "Your round 1 reasoning:",
+                "<<<",
+                own.get("reasoning") or "(no reasoning given)",
+                ">>>",
+                "Challenges against you:",
+                *received,
+                "",
+                "Have the challenges changed your assessment? Be honest. Defend your position, "
+                "adjust your confidence and risk, or change your decision, and explain which "
+                "challenge moved you or why none did.",
+                self._decision_format(p),
+            ]
+        )
+        return CallRequest(
+            key=f"r3:{p.slug}",
+            participant=p.slug,
+            round_number=3,
+            step="revision",
+            messages=(self.system_message(p), {"role": "user", "content": user}),
+        )
+
+    # --- parsing ------------------------------------------------------------------------------
+
+    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
+        """Turn a reply into the stored, normalised result of one call."""
+        if request.step == "challenge":
+            c = parse_challenge(raw)
+            return {
+                "stance": c.stance,
+                "argument": c.argument,
+                "suggested_decision": c.suggested_decision or "",
+                "parse_failed": c.parse_failed,
+                "error": c.error,
+            }
+        p = self.by_slug[request.participant]
+        d = parse_agent_decision(raw)
+        decision, confidence, notes = d.decision, d.confidence, list(d.notes)
+        if not d.parse_failed:
+            decision, veto_note = self._apply_veto_power(p, decision, d.risk)
+            if veto_note:
+                notes.append(veto_note)
+            confidence, cap_note = cap_confidence(confidence, complex_query=self.complex_query)
+            if cap_note:
+                notes.append(cap_note)
+        return {
+            "decision": decision,
+            "confidence": confidence,
+            "risk": d.risk,
+            "reasoning": d.reasoning,
+            "parse_failed": d.parse_failed,
+            "error": d.error,
+            "notes": notes,
+        }
+
+    @staticmethod
+    def _apply_veto_power(p: ParticipantSpec, decision: str, risk: float) -> tuple[str, str]:
+        """Seed 000: the veto belongs to the safety role and fires at risk >= its threshold."""
+        if decision == "VETO" and not p.can_veto:
+            return "REFUSE", f"{p.name} has no veto power; VETO read as REFUSE"
+        if p.can_veto and decision != "VETO" and risk >= p.veto_risk_threshold:
+            return "VETO", (
+                f"risk {risk:g} is at or above the veto threshold {p.veto_risk_threshold}: "
+                f"{decision} becomes VETO"
+            )
+        if decision == "VETO" and risk < p.veto_risk_threshold:
+            return "REFUSE", (
+                f"VETO needs risk >= {p.veto_risk_threshold}; risk {risk:g} read as REFUSE"
+            )
+        return decision, ""
+
+    # --- the debate ---------------------------------------------------------------------------
+
+    def run(self) -> StepGenerator:
+        ps = self.participants
+        initial = yield Step(1, ROUND_NAMES[1], tuple(self.analysis_request(p) for p in ps))
+        challenges = yield Step(
+            2,
+            ROUND_NAMES[2],
+            tuple(
+                self.challenge_request(a, b, initial) for a in ps for b in ps if a.slug != b.slug
+            ),
+        )
+        revisions = yield Step(
+            3, ROUND_NAMES[3], tuple(self.revision_request(p, initial, challenges) for p in ps)
+        )
+        votes = tuple(
+            FinalVote(
+                participant=p.slug,
+                decision=revisions[f"r3:{p.slug}"]["decision"],
+                confidence=revisions[f"r3:{p.slug}"]["confidence"],
+                risk=revisions[f"r3:{p.slug}"]["risk"],
+                reasoning=revisions[f"r3:{p.slug}"]["reasoning"],
+            )
+            for p in ps
+        )
+        decision = rules.decide(
+            [
+                rules.Vote(
+                    agent=self.by_slug[v.participant].name,
+                    decision=v.decision,
+                    confidence=v.confidence,
+                    risk=v.risk,
+                    reasoning=v.reasoning,
+                )
+                for v in votes
+            ]
+        )
+        changed = [
+            self.by_slug[p.slug].name
+            for p in ps
+            if revisions[f"r3:{p.slug}"]["decision"] != initial[f"r1:{p.slug}"]["decision"]
+        ]
+        parse_failures = sorted(
+            key for key, r in {**initial, **challenges, **revisions}.items() if r["parse_failed"]
+        )
+        return Outcome(
+            votes=votes,
+            decision=decision,
+            final_round_number=4,
+            final_round_name=ROUND_NAMES[4],
+            extra={"changed_position": changed, "parse_failures": parse_failures},
+        )

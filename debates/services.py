@@ -1,0 +1,406 @@
+"""Writes: creating a debate and running it. Reads live in `selectors`."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models import F, Q, Sum
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from agents import gateway
+from agents.models import Agent
+from debates import defense
+from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
+from debates.protocols import ProtocolError, get_protocol
+from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
+
+logger = logging.getLogger(__name__)
+
+
+# --- creating ---------------------------------------------------------------------------------
+
+
+def _select_agents(protocol_name: str, slugs: list[str] | None) -> list[Agent]:
+    if slugs:
+        if len(set(slugs)) != len(slugs):
+            raise ValidationError({"agents": "Each agent may take part only once."})
+        found = {a.slug: a for a in Agent.objects.filter(slug__in=slugs, is_active=True)}
+        missing = [s for s in slugs if s not in found]
+        if missing:
+            raise ValidationError(
+                {"agents": f"Unknown or inactive agent(s): {', '.join(missing)}."}
+            )
+        return [found[s] for s in slugs]
+    agents = list(Agent.objects.filter(is_active=True, protocols__contains=[protocol_name]))
+    if not agents:
+        raise ValidationError(
+            {"agents": f"No active agents are set up for protocol '{protocol_name}'. "
+             "Run `manage.py load_default_agents` or name the agents."}
+        )
+    return agents
+
+
+def participant_spec(p: Participant | Agent, *, model: str | None = None) -> ParticipantSpec:
+    return ParticipantSpec(
+        slug=p.slug,
+        name=p.name,
+        role=p.role,
+        system_prompt=p.system_prompt,
+        model=model or p.model_name,
+        temperature=p.temperature,
+        can_veto=p.can_veto,
+        veto_risk_threshold=p.veto_risk_threshold,
+        guiding_question=getattr(p, "guiding_question", ""),
+    )
+
+
+def debate_create(
+    *,
+    query: Any,
+    protocol: str = "s4",
+    agents: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    created_by=None,
+    enqueue: bool = True,
+) -> Debate:
+    """Validate and screen the input, store a queued debate with its participants, enqueue it.
+
+    Raises `ValidationError` (a dict of field -> message) and stores nothing on bad input.
+    """
+    try:
+        query = defense.validate_query(query)
+    except defense.QueryRejected as exc:
+        raise ValidationError({"query": exc.message}) from exc
+    try:
+        protocol_cls = get_protocol(protocol)
+    except ProtocolError as exc:
+        raise ValidationError({"protocol": str(exc)}) from exc
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(protocol_cls.options_schema))
+    if unknown:
+        allowed = ", ".join(sorted(protocol_cls.options_schema)) or "none"
+        raise ValidationError(
+            {"options": f"Unknown option(s) for {protocol}: {', '.join(unknown)}. "
+             f"Allowed: {allowed}."}
+        )
+    chosen = _select_agents(protocol, agents)
+    specs = [participant_spec(a, model=gateway.resolve_model(a.model_name)) for a in chosen]
+    complex_query = defense.is_complex_query(query)
+    try:
+        protocol_cls(query=query, participants=specs, complex_query=complex_query, options=options)
+    except ProtocolError as exc:
+        raise ValidationError({"agents": str(exc)}) from exc
+    findings = [
+        {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
+        for f in defense.detect_injection(query)
+    ]
+
+    with transaction.atomic():
+        debate = Debate.objects.create(
+            query=query,
+            protocol=protocol,
+            options=options,
+            created_by=created_by,
+            injection_findings=findings,
+            is_complex_query=complex_query,
+        )
+        Participant.objects.bulk_create(
+            Participant(
+                debate=debate,
+                agent=agent,
+                position=i,
+                name=spec.name,
+                slug=spec.slug,
+                role=spec.role,
+                system_prompt=spec.system_prompt,
+                model_name=spec.model,
+                temperature=spec.temperature,
+                can_veto=spec.can_veto,
+                veto_risk_threshold=spec.veto_risk_threshold,
+            )
+            for i, (agent, spec) in enumerate(zip(chosen, specs, strict=True), start=1)
+        )
+        if enqueue:
+            from debates.tasks import run_debate
+
+            transaction.on_commit(lambda: run_debate.delay(str(debate.id)))
+    return debate
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _debate_lock(debate_id):
+    """A PostgreSQL session lock: one runner per debate, released if the worker dies."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [str(debate_id)])
+        acquired = cursor.fetchone()[0]
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [str(debate_id)]
+                )
+
+
+def _claim(debate_id) -> bool:
+    """queued -> running (or resume a running one). False when there is nothing to run."""
+    now = timezone.now()
+    return bool(
+        Debate.objects.filter(
+            id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
+        ).update(
+            status=Debate.Status.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+            attempts=F("attempts") + 1,
+            updated_at=now,
+        )
+    )
+
+
+def debate_run(*, debate_id) -> Debate | None:
+    """Run (or resume) a debate to its end. Safe to call twice, also at the same time.
+
+    Returns the debate, or None when another runner holds it or it has already ended.
+    """
+    with _debate_lock(debate_id) as acquired:
+        if not acquired:
+            logger.info("debate %s is being run by another worker", debate_id)
+            return None
+        if not _claim(debate_id):
+            return None
+        debate = Debate.objects.get(id=debate_id)
+        try:
+            _DebateRunner(debate).run()
+        except Exception as exc:
+            logger.exception("debate %s failed", debate_id)
+            debate_fail(debate_id=debate_id, error=_readable_error(exc))
+        debate.refresh_from_db()
+        return debate
+
+
+def _readable_error(exc: BaseException) -> str:
+    if isinstance(exc, gateway.LLMError):
+        kind = "permanent" if exc.permanent else "after retries"
+        return f"The language model failed ({kind}): {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def debate_fail(*, debate_id, error: str) -> bool:
+    """Mark a debate that cannot finish as failed, with the reason. Leaves ended ones alone."""
+    return bool(
+        Debate.objects.filter(
+            id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
+        ).update(status=Debate.Status.FAILED, error=error[:5000], completed_at=timezone.now())
+    )
+
+
+class _DebateRunner:
+    """Drives a protocol's steps: concurrent calls per step, each result stored as it returns."""
+
+    def __init__(self, debate: Debate):
+        self.debate = debate
+        self.participants = {p.slug: p for p in debate.participants.all()}
+        specs = [participant_spec(p) for p in self.participants.values()]
+        self.protocol = get_protocol(debate.protocol)(
+            query=debate.query,
+            participants=specs,
+            complex_query=debate.is_complex_query,
+            options=debate.options,
+        )
+        self.done = {
+            c.key: c.parsed
+            for c in LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).only(
+                "key", "parsed"
+            )
+        }
+        self.rounds = {r.number: r for r in debate.rounds.all()}
+
+    def run(self) -> None:
+        steps = self.protocol.run()
+        try:
+            step = next(steps)
+            while True:
+                results = self._run_step(step)
+                step = steps.send(results)
+        except StopIteration as stop:
+            self._finish(stop.value)
+
+    def _round(self, number: int, name: str) -> Round:
+        if number not in self.rounds:
+            self.rounds[number], _ = Round.objects.get_or_create(
+                debate=self.debate, number=number, defaults={"name": name}
+            )
+        return self.rounds[number]
+
+    def _complete_round(self, rnd: Round) -> None:
+        if rnd.status != Round.Status.COMPLETED:
+            rnd.status = Round.Status.COMPLETED
+            rnd.completed_at = timezone.now()
+            rnd.save(update_fields=["status", "completed_at"])
+
+    def _run_step(self, step) -> dict[str, dict]:
+        rnd = self._round(step.round_number, step.round_name)
+        results = {c.key: self.done[c.key] for c in step.calls if c.key in self.done}
+        todo = [c for c in step.calls if c.key not in self.done]
+        if todo:
+            self._mark_pending(todo)
+            errors: list[BaseException] = []
+            workers = min(len(todo), settings.DEBATE_MAX_CONCURRENT_CALLS)
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+                futures = {pool.submit(self._call, c): c for c in todo}
+                for future in as_completed(futures):
+                    request = futures[future]
+                    try:
+                        response = future.result()
+                    except gateway.LLMError as exc:
+                        self._store_failure(request, exc)
+                        errors.append(exc)
+                        continue
+                    results[request.key] = self._store(rnd, request, response)
+            if errors:
+                raise errors[0]
+        self._complete_round(rnd)
+        return results
+
+    def _call(self, request: CallRequest) -> gateway.LLMResponse:
+        p = self.participants[request.participant]
+        return gateway.complete(
+            model=p.model_name, messages=list(request.messages), temperature=p.temperature
+        )
+
+    def _mark_pending(self, requests: list[CallRequest]) -> None:
+        LLMCall.objects.bulk_create(
+            [
+                LLMCall(
+                    debate=self.debate,
+                    participant=self.participants[r.participant],
+                    key=r.key,
+                    round_number=r.round_number,
+                    step=r.step,
+                    model=self.participants[r.participant].model_name,
+                    prompt=list(r.messages),
+                    status=LLMCall.Status.PENDING,
+                )
+                for r in requests
+            ],
+            update_conflicts=True,
+            unique_fields=["debate", "key"],
+            update_fields=["status", "prompt", "model"],
+        )
+
+    def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
+        LLMCall.objects.filter(debate=self.debate, key=request.key).update(
+            status=LLMCall.Status.FAILED, error=str(exc)[:5000], attempts=exc.attempts
+        )
+
+    @transaction.atomic
+    def _store(self, rnd: Round, request: CallRequest, response: gateway.LLMResponse) -> dict:
+        parsed = self.protocol.parse(request, response.content)
+        call = LLMCall.objects.select_for_update().get(debate=self.debate, key=request.key)
+        call.status = LLMCall.Status.DONE
+        call.model = response.model
+        call.raw_response = response.content
+        call.parsed = parsed
+        call.parse_failed = bool(parsed.get("parse_failed"))
+        call.tokens_in = response.tokens_in
+        call.tokens_out = response.tokens_out
+        call.cost_usd = response.cost_usd
+        call.latency_ms = response.latency_ms
+        call.attempts = response.attempts
+        call.error = parsed.get("error", "")
+        call.completed_at = timezone.now()
+        call.save()
+        participant = self.participants[request.participant]
+        if request.step == "challenge":
+            Challenge.objects.create(
+                debate=self.debate,
+                round=rnd,
+                challenger=participant,
+                challenged=self.participants[request.target],
+                call=call,
+                stance=parsed["stance"],
+                argument=parsed["argument"],
+                suggested_decision=parsed["suggested_decision"],
+                parse_failed=parsed["parse_failed"],
+            )
+        else:
+            previous = ""
+            if request.step == "revision":
+                previous = self.done.get(f"r1:{participant.slug}", {}).get("decision", "")
+            Statement.objects.create(
+                debate=self.debate,
+                round=rnd,
+                participant=participant,
+                call=call,
+                kind=request.step,
+                decision=parsed["decision"],
+                confidence=parsed["confidence"],
+                risk=parsed["risk"],
+                reasoning=parsed["reasoning"],
+                previous_decision=previous,
+                parse_failed=parsed["parse_failed"],
+                notes=parsed.get("notes", []),
+            )
+        self.done[request.key] = parsed
+        return parsed
+
+    def _finish(self, outcome: Outcome) -> None:
+        debate = self.debate
+        with transaction.atomic():
+            rnd = self._round(outcome.final_round_number, outcome.final_round_name)
+            statements = {
+                s.participant_id: s
+                for s in Statement.objects.filter(debate=debate, kind=Statement.Kind.REVISION)
+            }
+            Vote.objects.bulk_create(
+                [
+                    Vote(
+                        debate=debate,
+                        participant=self.participants[v.participant],
+                        statement=statements.get(self.participants[v.participant].id),
+                        decision=v.decision,
+                        confidence=v.confidence,
+                        risk=v.risk,
+                        reasoning=v.reasoning,
+                    )
+                    for v in outcome.votes
+                ],
+                ignore_conflicts=True,
+            )
+            self._complete_round(rnd)
+            totals = LLMCall.objects.filter(debate=debate).aggregate(
+                tokens_in=Coalesce(Sum("tokens_in"), 0),
+                tokens_out=Coalesce(Sum("tokens_out"), 0),
+                cost=Coalesce(Sum("cost_usd"), Decimal(0)),
+            )
+            metadata = {**outcome.decision.metadata, **outcome.extra}
+            if debate.injection_findings:
+                metadata["injection_suspected"] = True
+            finished = Debate.objects.filter(
+                Q(id=debate.id), Q(status=Debate.Status.RUNNING)
+            ).update(
+                status=Debate.Status.COMPLETED,
+                decision=outcome.decision.decision,
+                reasoning=outcome.decision.reasoning,
+                metadata=metadata,
+                consensus_type=outcome.decision.metadata.get("consensus_type") or "",
+                tokens_in=totals["tokens_in"],
+                tokens_out=totals["tokens_out"],
+                cost_usd=totals["cost"],
+                completed_at=timezone.now(),
+                error="",
+            )
+            if not finished:
+                raise RuntimeError("the debate stopped running while it was being completed")
