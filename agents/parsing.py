@@ -230,7 +230,7 @@ def _find_objects(text: str, *, _depth: int = 0) -> tuple[list[dict], str]:
     stripped = text.strip()
     if not stripped:
         return [], "empty reply"
-    if stripped[0] in "{[\"":
+    if stripped[0] in '{["':
         whole = _loads_strict(stripped)
         if isinstance(whole, dict):
             return [_normalise_keys(whole)], ""
@@ -547,9 +547,7 @@ def _decision_from_mapping(
         elif detail.how == "ratio":
             notes.append(f"{name} given as {raw.strip()}, read as {_fmt(detail.unclamped)}")
         if detail.value != detail.unclamped:
-            notes.append(
-                f"{name} {_fmt(detail.unclamped)} clamped to {_fmt(detail.value)}"
-            )
+            notes.append(f"{name} {_fmt(detail.unclamped)} clamped to {_fmt(detail.value)}")
         values[name] = detail.value
 
     reasoning, reasoning_note = _reasoning_text(get_field(obj, *_REASONING_KEYS))

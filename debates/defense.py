@@ -80,7 +80,9 @@ def validate_query(text: object) -> str:
         raise QueryRejected(
             f"The question is {len(cleaned)} characters long; the limit is {MAX_QUERY_LENGTH}."
         )
-    bad = sorted({ch for ch in cleaned if _is_forbidden_control(ch)})
+    # Checked on the unstripped text: str.strip() would silently drop some controls
+    # (U+001C..U+001F, U+0085) at the ends.
+    bad = sorted({ch for ch in text if _is_forbidden_control(ch)})
     if bad:
         codes = ", ".join(f"U+{ord(ch):04X}" for ch in bad[:5])
         if len(bad) > 5:
@@ -131,7 +133,8 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "instruction_override",
         re.compile(
             r"\bignore\s+" + _FILLER + r"(?:previous|prior|above|earlier|preceding|former|"
-            r"foregoing)\s+" + _TARGET
+            r"foregoing)\s+"
+            + _TARGET
             + r"|\bignore\s+(?:everything|all|anything)\s+(?:above|before|prior)\b",
             _I,
         ),
@@ -140,7 +143,9 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "disregard_instructions",
         "instruction_override",
         re.compile(
-            r"\bdisregard\s+" + _FILLER + r"(?:(?:above|preceding|former|original)\s+)?"
+            r"\bdisregard\s+"
+            + _FILLER
+            + r"(?:(?:above|preceding|former|original)\s+)?"
             + _TARGET
             + r"|\bdisregard\s+(?:everything|all|anything)\s+(?:above|before|prior)\b",
             _I,
@@ -150,7 +155,9 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "forget_rules",
         "instruction_override",
         re.compile(
-            r"\bforget\s+(?:about\s+)?" + _FILLER + _TARGET
+            r"\bforget\s+(?:about\s+)?"
+            + _FILLER
+            + _TARGET
             + r"|\bforget\s+(?:everything|all)\s+(?:above|before|you\s+(?:were|have\s+been)"
             r"\s+told)",
             _I,
@@ -248,13 +255,17 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 _SQUASHED_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "ignore_previous_instructions",
-        re.compile(r"ignore(?:all|the|your|any)*(?:previous|prior|above|earlier)"
-                   r"(?:instructions?|prompts?|rules)"),
+        re.compile(
+            r"ignore(?:all|the|your|any)*(?:previous|prior|above|earlier)"
+            r"(?:instructions?|prompts?|rules)"
+        ),
     ),
     (
         "disregard_instructions",
-        re.compile(r"disregard(?:all|the|your|any)*(?:previous|prior|above|earlier)?"
-                   r"(?:instructions|prompts?|rules|guidelines)"),
+        re.compile(
+            r"disregard(?:all|the|your|any)*(?:previous|prior|above|earlier)?"
+            r"(?:instructions|prompts?|rules|guidelines)"
+        ),
     ),
     ("forget_rules", re.compile(r"forget(?:all|your|the|about)*(?:instructions|rules|guidelines)")),
     (
@@ -264,30 +275,61 @@ _SQUASHED_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("developer_mode", re.compile(r"developermode(?:enabled|activated)")),
 )
 
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t",
-                       "@": "a", "$": "s"})
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+)
+# "1" also stands for "l" ("a11", "ru1es"); text containing "1" is read both ways.
+_LEET_ONE_AS_L = str.maketrans({"1": "l"})
 
 # A few Cyrillic and Greek letters that look like Latin ones (NFKC leaves them alone).
-_HOMOGLYPHS = str.maketrans({
-    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c",
-    "\u0443": "y", "\u0445": "x", "\u0456": "i", "\u0455": "s", "\u0458": "j",
-    "\u0410": "A", "\u0415": "E", "\u041e": "O", "\u0420": "P", "\u0421": "C",
-    "\u0422": "T", "\u041d": "H", "\u041c": "M", "\u041a": "K", "\u0412": "B",
-    "\u03bf": "o", "\u039f": "O", "\u03b1": "a", "\u0391": "A", "\u0395": "E",
-})
+_HOMOGLYPHS = str.maketrans(
+    {
+        "\u0430": "a",
+        "\u0435": "e",
+        "\u043e": "o",
+        "\u0440": "p",
+        "\u0441": "c",
+        "\u0443": "y",
+        "\u0445": "x",
+        "\u0456": "i",
+        "\u0455": "s",
+        "\u0458": "j",
+        "\u0410": "A",
+        "\u0415": "E",
+        "\u041e": "O",
+        "\u0420": "P",
+        "\u0421": "C",
+        "\u0422": "T",
+        "\u041d": "H",
+        "\u041c": "M",
+        "\u041a": "K",
+        "\u0412": "B",
+        "\u03bf": "o",
+        "\u039f": "O",
+        "\u03b1": "a",
+        "\u0391": "A",
+        "\u0395": "E",
+    }
+)
 
 # Single letters separated by exactly one space, dot, dash or underscore: "i g n o r e".
 _SPACED_LETTERS = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_]){2,}[^\W\d_](?![^\W\d_])")
 _SEPARATORS = re.compile(r"[ .\-_]")
 
 
-def _deobfuscate(text: str) -> str:
+def _deobfuscate(text: str) -> list[str]:
     """NFKC, drop format characters (zero-width etc.), map homoglyphs and leetspeak,
-    and join letters written one by one."""
+    and join letters written one by one. Returns one or two readings (see "1")."""
     text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    text = text.translate(_HOMOGLYPHS).translate(_LEET)
-    return _SPACED_LETTERS.sub(lambda m: _SEPARATORS.sub("", m.group(0)), text)
+    text = text.translate(_HOMOGLYPHS)
+    variants = [text.translate(_LEET)]
+    if "1" in text:
+        variants.append(text.translate(_LEET_ONE_AS_L).translate(_LEET))
+    return [
+        _SPACED_LETTERS.sub(lambda m: _SEPARATORS.sub("", m.group(0)), variant)
+        for variant in variants
+    ]
 
 
 def _excerpt(text: str) -> str:
@@ -316,23 +358,27 @@ def detect_injection(text: str) -> list[InjectionFinding]:
             findings.append(InjectionFinding(kind, _excerpt(match.group(0)), name))
             fired.add(name)
 
-    clean = _deobfuscate(text)
-    if clean != text:
-        for name, _kind, regex in _RULES:
-            if name in fired:
-                continue
+    cleaned = _deobfuscate(text)
+    readings = [clean for clean in cleaned if clean != text]
+    squashed = [re.sub(r"[^a-z]", "", clean.lower()) for clean in cleaned]
+    for name, _kind, regex in _RULES:
+        if name in fired:
+            continue
+        for clean in readings:
             match = regex.search(clean)
             if match:
                 findings.append(InjectionFinding("obfuscated", _excerpt(match.group(0)), name))
                 fired.add(name)
-    squashed = re.sub(r"[^a-z]", "", clean.lower())
+                break
     for name, regex in _SQUASHED_RULES:
         if name in fired:
             continue
-        match = regex.search(squashed)
-        if match:
-            findings.append(InjectionFinding("obfuscated", _excerpt(match.group(0)), name))
-            fired.add(name)
+        for letters in squashed:
+            match = regex.search(letters)
+            if match:
+                findings.append(InjectionFinding("obfuscated", _excerpt(match.group(0)), name))
+                fired.add(name)
+                break
     return findings
 
 
@@ -411,12 +457,41 @@ OVERCONFIDENCE_CAP = 95
 _COMPLEX_WORD_LIMIT = 12
 
 #: Words that signal judgement, comparison, advice or prediction rather than a lookup.
-COMPLEXITY_WORDS = frozenset({
-    "should", "shall", "best", "better", "worse", "worst", "good", "bad", "vs", "versus",
-    "or", "predict", "prediction", "forecast", "will", "would", "could", "might",
-    "recommend", "worth", "invest", "investment", "safe", "safer", "risk", "risky",
-    "compare", "prefer", "likely", "future", "ought",
-})
+COMPLEXITY_WORDS = frozenset(
+    {
+        "should",
+        "shall",
+        "best",
+        "better",
+        "worse",
+        "worst",
+        "good",
+        "bad",
+        "vs",
+        "versus",
+        "or",
+        "predict",
+        "prediction",
+        "forecast",
+        "will",
+        "would",
+        "could",
+        "might",
+        "recommend",
+        "worth",
+        "invest",
+        "investment",
+        "safe",
+        "safer",
+        "risk",
+        "risky",
+        "compare",
+        "prefer",
+        "likely",
+        "future",
+        "ought",
+    }
+)
 
 _WORD_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 _SENTENCE_END_RE = re.compile(r"[.!?]+(?:\s+|$)")
@@ -460,8 +535,6 @@ def cap_confidence(confidence: float, *, complex_query: bool) -> tuple[float, st
     otherwise the confidence is returned unchanged with ``None``.
     """
     if complex_query and confidence > OVERCONFIDENCE_CAP:
-        note = (
-            f"confidence {_fmt(confidence)} clamped to {OVERCONFIDENCE_CAP} on a complex query"
-        )
+        note = f"confidence {_fmt(confidence)} clamped to {OVERCONFIDENCE_CAP} on a complex query"
         return float(OVERCONFIDENCE_CAP), note
     return confidence, None

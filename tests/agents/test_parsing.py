@@ -173,8 +173,22 @@ def test_parse_percent_reads_numbers_strings_fractions_and_ratios(value, expecte
 
 @pytest.mark.parametrize(
     "value",
-    [None, True, False, "", "high", "75%%", "seventy", "7/0", "1e3", [75], {"v": 75},
-     float("nan"), float("inf"), "nan"],
+    [
+        None,
+        True,
+        False,
+        "",
+        "high",
+        "75%%",
+        "seventy",
+        "7/0",
+        "1e3",
+        [75],
+        {"v": 75},
+        float("nan"),
+        float("inf"),
+        "nan",
+    ],
 )
 def test_parse_percent_rejects_bool_none_and_garbage(value):
     assert parse_percent(value) is None
@@ -220,8 +234,21 @@ def test_parse_decision_label_cleans_formatting_and_returns_canonical_label(valu
 
 @pytest.mark.parametrize(
     "value",
-    ["ACTION", "ACT NOW", "REFUSAL", "proceed", "maybe", "", "**", "A C T", "WARNING", None, 1,
-     ["ACT"], "Decision: ACT"],
+    [
+        "ACTION",
+        "ACT NOW",
+        "REFUSAL",
+        "proceed",
+        "maybe",
+        "",
+        "**",
+        "A C T",
+        "WARNING",
+        None,
+        1,
+        ["ACT"],
+        "Decision: ACT",
+    ],
 )
 def test_parse_decision_label_rejects_synonyms_substrings_and_non_strings(value):
     assert parse_decision_label(value, DECISIONS) is None
@@ -443,8 +470,9 @@ FAILURES = [
         id="no-substring-guessing",
     ),
     pytest.param('{"confidence": 75, "risk": 20}', "decision missing", id="decision-missing"),
-    pytest.param('{"decision": null, "confidence": 75, "risk": 20}', "decision missing",
-                 id="decision-null"),
+    pytest.param(
+        '{"decision": null, "confidence": 75, "risk": 20}', "decision missing", id="decision-null"
+    ),
     pytest.param('{"decision": "ACT", "risk": 20}', "confidence missing", id="confidence-missing"),
     pytest.param('{"decision": "ACT", "confidence": 75}', "risk missing", id="risk-missing"),
     pytest.param(
@@ -457,13 +485,20 @@ FAILURES = [
         "confidence True is not a number",
         id="confidence-bool",
     ),
-    pytest.param('{"decision": 3, "confidence": 75, "risk": 20}',
-                 "decision 3 is not one of", id="decision-not-string"),
+    pytest.param(
+        '{"decision": 3, "confidence": 75, "risk": 20}',
+        "decision 3 is not one of",
+        id="decision-not-string",
+    ),
     pytest.param('{"answer": "ACT"}', "decision missing", id="unrelated-object"),
-    pytest.param("Decision: PERHAPS\nConfidence: 70%\nRisk: 20%",
-                 "decision 'PERHAPS' is not one of", id="key-value-prose-invalid-label"),
-    pytest.param("Confidence: 70%\nRisk: 20%", "no JSON object found",
-                 id="key-value-prose-without-decision"),
+    pytest.param(
+        "Decision: PERHAPS\nConfidence: 70%\nRisk: 20%",
+        "decision 'PERHAPS' is not one of",
+        id="key-value-prose-invalid-label",
+    ),
+    pytest.param(
+        "Confidence: 70%\nRisk: 20%", "no JSON object found", id="key-value-prose-without-decision"
+    ),
 ]
 
 
@@ -479,8 +514,7 @@ def test_parse_agent_decision_falls_back_to_refuse_and_explains(text, error):
 def test_parse_agent_decision_reports_every_problem_at_once():
     result = parse_agent_decision('{"decision": "MAYBE"}')
     assert result.error == (
-        "decision 'MAYBE' is not one of ACT, WARN, REFUSE, VETO; "
-        "confidence missing; risk missing"
+        "decision 'MAYBE' is not one of ACT, WARN, REFUSE, VETO; confidence missing; risk missing"
     )
 
 
@@ -504,7 +538,7 @@ def test_parse_agent_decision_never_raises_on_any_text(text):
         assert result.error == ""
 
 
-@given(st.text(alphabet='{}[]"\'`:,\\ \naAcCtTdeisonrfk0123456789.%/-_*', max_size=80))
+@given(st.text(alphabet="{}[]\"'`:,\\ \naAcCtTdeisonrfk0123456789.%/-_*", max_size=80))
 def test_parse_agent_decision_never_raises_on_json_like_noise(text):
     result = parse_agent_decision(text)
     assert result.decision in DECISIONS
@@ -544,22 +578,49 @@ def test_parse_agent_decision_round_trips_any_well_formed_reply(
         pytest.param(
             '{"stance": "challenge", "argument": "You ignore volatility.",'
             ' "suggested_decision": "WARN"}',
-            "challenge", "You ignore volatility.", "WARN", id="full",
+            "challenge",
+            "You ignore volatility.",
+            "WARN",
+            id="full",
         ),
-        pytest.param('{"stance": "agree", "argument": "Sound."}', "agree", "Sound.", None,
-                     id="agree"),
-        pytest.param('{"stance": "Disagree", "argument": "No."}', "challenge", "No.", None,
-                     id="disagree-alias"),
-        pytest.param('{"stance": "agreement", "text": "Yes."}', "agree", "Yes.", None,
-                     id="agreement-alias-and-text-key"),
-        pytest.param('{"stance": "**Concur**", "content": "Fine."}', "agree", "Fine.", None,
-                     id="concur-alias-and-content-key"),
-        pytest.param('{"challenge": "Where is the evidence?"}', "challenge",
-                     "Where is the evidence?", None, id="stance-missing-challenge-key"),
+        pytest.param(
+            '{"stance": "agree", "argument": "Sound."}', "agree", "Sound.", None, id="agree"
+        ),
+        pytest.param(
+            '{"stance": "Disagree", "argument": "No."}',
+            "challenge",
+            "No.",
+            None,
+            id="disagree-alias",
+        ),
+        pytest.param(
+            '{"stance": "agreement", "text": "Yes."}',
+            "agree",
+            "Yes.",
+            None,
+            id="agreement-alias-and-text-key",
+        ),
+        pytest.param(
+            '{"stance": "**Concur**", "content": "Fine."}',
+            "agree",
+            "Fine.",
+            None,
+            id="concur-alias-and-content-key",
+        ),
+        pytest.param(
+            '{"challenge": "Where is the evidence?"}',
+            "challenge",
+            "Where is the evidence?",
+            None,
+            id="stance-missing-challenge-key",
+        ),
         pytest.param(
             "```json\n{'STANCE': 'challenge', 'Argument': ' Too risky. ',"
             " 'suggested_decision': 'refuse.',}\n```",
-            "challenge", "Too risky.", "REFUSE", id="fenced-python-dict",
+            "challenge",
+            "Too risky.",
+            "REFUSE",
+            id="fenced-python-dict",
         ),
     ],
 )
@@ -613,8 +674,10 @@ def test_parse_challenge_fails_on_empty_reply(text):
         ('{"stance": "challenge"}', "argument missing"),
         ('{"stance": "challenge", "argument": "   "}', "argument empty"),
         ('{"stance": "challenge", "argument": 42}', "argument 42 is not text"),
-        ('{"stance": "neutral", "argument": "x"}',
-         "stance 'neutral' is not one of challenge, agree"),
+        (
+            '{"stance": "neutral", "argument": "x"}',
+            "stance 'neutral' is not one of challenge, agree",
+        ),
     ],
 )
 def test_parse_challenge_flags_json_without_a_usable_stance_or_argument(text, error):

@@ -1,0 +1,81 @@
+"""Fixtures shared by the suite. Tests use the real PostgreSQL and Redis; only LLM replies are
+scripted, and the end-to-end tests run a real Celery worker process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def default_agents(db):
+    call_command("load_default_agents", stdout=open(os.devnull, "w"))
+    from agents.models import Agent
+
+    return list(Agent.objects.order_by("position"))
+
+
+@pytest.fixture(scope="session")
+def redis_client():
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.ping()
+    return client
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_path_factory):
+    """A real Celery worker, on the test database and the tests' own Redis database."""
+    redis_client.flushdb()
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    handle = open(log, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "2",
+         "--without-mingle", "--without-gossip", "-n", f"test-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if "ready" in log.read_text():
+            break
+        if proc.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited:\n{log.read_text()}")
+        time.sleep(0.2)
+    else:
+        proc.kill()
+        raise RuntimeError(f"the Celery worker did not start:\n{log.read_text()}")
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    handle.close()
+
+
+def wait_for(predicate, timeout=30.0, interval=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")
