@@ -74,6 +74,11 @@ def _get_litellm():
     return _litellm
 
 
+def load() -> None:
+    """Import litellm and register the offline provider now rather than on the first call."""
+    _get_litellm()
+
+
 def resolve_model(model_name: str | None) -> str:
     return (model_name or "").strip() or settings.DEBATE_DEFAULT_MODEL
 

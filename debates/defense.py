@@ -421,7 +421,7 @@ def _normalised_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
-def _neutralise_query_tags(text: str) -> str:
+def neutralise_query_tags(text: str) -> str:
     normalised, origin = _normalised_with_map(text)
     pieces: list[str] = []
     last = 0
@@ -444,7 +444,7 @@ def wrap_query_as_data(text: str) -> str:
     ``[user_query tag removed]``, so the question cannot close the block early. Pair
     with :data:`QUERY_DATA_INSTRUCTION` in the system prompt.
     """
-    neutralised = _neutralise_query_tags(text)
+    neutralised = neutralise_query_tags(text)
     return f"{QUERY_OPEN_TAG}\n{neutralised}\n{QUERY_CLOSE_TAG}"
 
 

@@ -226,6 +226,7 @@ class _DebateRunner:
             )
         }
         self.rounds = {r.number: r for r in debate.rounds.all()}
+        self.call_ids: dict[str, int] = {}
 
     def run(self) -> None:
         steps = self.protocol.run()
@@ -281,7 +282,8 @@ class _DebateRunner:
         )
 
     def _mark_pending(self, requests: list[CallRequest]) -> None:
-        LLMCall.objects.bulk_create(
+        """Record the calls about to be made (the live view shows them as in flight)."""
+        rows = LLMCall.objects.bulk_create(
             [
                 LLMCall(
                     debate=self.debate,
@@ -299,6 +301,7 @@ class _DebateRunner:
             unique_fields=["debate", "key"],
             update_fields=["status", "prompt", "model"],
         )
+        self.call_ids.update({row.key: row.pk for row in rows})
 
     def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
@@ -308,20 +311,21 @@ class _DebateRunner:
     @transaction.atomic
     def _store(self, rnd: Round, request: CallRequest, response: gateway.LLMResponse) -> dict:
         parsed = self.protocol.parse(request, response.content)
-        call = LLMCall.objects.select_for_update().get(debate=self.debate, key=request.key)
-        call.status = LLMCall.Status.DONE
-        call.model = response.model
-        call.raw_response = response.content
-        call.parsed = parsed
-        call.parse_failed = bool(parsed.get("parse_failed"))
-        call.tokens_in = response.tokens_in
-        call.tokens_out = response.tokens_out
-        call.cost_usd = response.cost_usd
-        call.latency_ms = response.latency_ms
-        call.attempts = response.attempts
-        call.error = parsed.get("error", "")
-        call.completed_at = timezone.now()
-        call.save()
+        call_id = self.call_ids[request.key]
+        LLMCall.objects.filter(pk=call_id).update(
+            status=LLMCall.Status.DONE,
+            model=response.model,
+            raw_response=response.content,
+            parsed=parsed,
+            parse_failed=bool(parsed.get("parse_failed")),
+            tokens_in=response.tokens_in,
+            tokens_out=response.tokens_out,
+            cost_usd=response.cost_usd,
+            latency_ms=response.latency_ms,
+            attempts=response.attempts,
+            error=parsed.get("error", ""),
+            completed_at=timezone.now(),
+        )
         participant = self.participants[request.participant]
         if request.step == "challenge":
             Challenge.objects.create(
@@ -329,7 +333,7 @@ class _DebateRunner:
                 round=rnd,
                 challenger=participant,
                 challenged=self.participants[request.target],
-                call=call,
+                call_id=call_id,
                 stance=parsed["stance"],
                 argument=parsed["argument"],
                 suggested_decision=parsed["suggested_decision"],
@@ -343,7 +347,7 @@ class _DebateRunner:
                 debate=self.debate,
                 round=rnd,
                 participant=participant,
-                call=call,
+                call_id=call_id,
                 kind=request.step,
                 decision=parsed["decision"],
                 confidence=parsed["confidence"],

@@ -15,7 +15,12 @@ from typing import Any
 
 from agents.parsing import parse_agent_decision, parse_challenge
 from debates import rules
-from debates.defense import QUERY_DATA_INSTRUCTION, cap_confidence, wrap_query_as_data
+from debates.defense import (
+    QUERY_DATA_INSTRUCTION,
+    cap_confidence,
+    neutralise_query_tags,
+    wrap_query_as_data,
+)
 from debates.protocols.base import (
     CallRequest,
     FinalVote,
@@ -48,6 +53,15 @@ CHALLENGE_FORMAT = (
 )
 
 
+def _quoted(text: str) -> str:
+    """Agent-written text placed inside a later prompt: it cannot open or close our blocks."""
+    return neutralise_query_tags(text or "").replace("<<<", "< < <").replace(">>>", "> > >")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_quoted(text).split())
+
+
 def _position(parsed: dict[str, Any]) -> str:
     return (
         f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
@@ -74,6 +88,10 @@ class S4Protocol:
                 f"S4 needs {self.min_participants} to {self.max_participants} agents; "
                 f"got {len(participants)}."
             )
+        for attr in ("slug", "name"):
+            values = [getattr(p, attr) for p in participants]
+            if len(set(values)) != len(values):
+                raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
         self.query = query
         self.participants = list(participants)
         self.by_slug = {p.slug: p for p in participants}
@@ -136,7 +154,7 @@ class S4Protocol:
                 f"{_position(theirs)}.",
                 f"{challenged.name}'s reasoning:",
                 "<<<",
-                theirs.get("reasoning") or "(no reasoning given)",
+                _quoted(theirs.get("reasoning")) or "(no reasoning given)",
                 ">>>",
                 "",
                 f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
@@ -165,7 +183,8 @@ class S4Protocol:
             c = challenges[f"r2:{other.slug}>{p.slug}"]
             suggestion = c.get("suggested_decision") or "no decision suggested"
             received.append(
-                f"- From {other.name} ({c['stance']}; suggests {suggestion}): {c['argument']}"
+                f"- From {other.name} ({c['stance']}; suggests {suggestion}): "
+                f"{_one_line(c['argument'])}"
             )
         user = "\n".join(
             [
@@ -176,7 +195,7 @@ class S4Protocol:
                 f"Your round 1 position: {_position(own)}.",
                 "Your round 1 reasoning:",
                 "<<<",
-                own.get("reasoning") or "(no reasoning given)",
+                _quoted(own.get("reasoning")) or "(no reasoning given)",
                 ">>>",
                 "Challenges against you:",
                 *received,
