@@ -107,3 +107,17 @@ with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as co
         print(f"created database {name}")
 PYEOF
 }
+
+ensure_chromium() {
+  # Browser tests drive Debian's Chromium; nothing may download a browser at run time.
+  if [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      say "Installing Chromium (Debian package) for the browser tests"
+      local sudo=""
+      [ "$(id -u)" -ne 0 ] && sudo="sudo"
+      $sudo apt-get install -y -q chromium >/dev/null 2>&1 \
+        || { $sudo apt-get update -q >/dev/null 2>&1 && $sudo apt-get install -y -q chromium >/dev/null; }
+    fi
+    [ -x /usr/bin/chromium ] || die "Chromium is needed for the browser tests (Debian: apt-get install chromium)."
+  fi
+}

@@ -40,7 +40,24 @@ class Debate(models.Model):
         related_name="debates",
     )
 
-    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+    class ReviewStatus(models.TextChoices):
+        NONE = "", "Not needed"
+        PENDING = "pending", "Pending review"
+        RESOLVED = "resolved", "Resolved"
+        DISMISSED = "dismissed", "Dismissed"
+
+    decision = models.CharField(
+        max_length=8, choices=Decision.choices, blank=True, help_text="The rules' decision."
+    )
+    decision_override = models.CharField(
+        max_length=8,
+        choices=Decision.choices,
+        blank=True,
+        help_text="A reviewer's verdict that replaces the machine's decision.",
+    )
+    review_status = models.CharField(
+        max_length=10, choices=ReviewStatus.choices, blank=True, default="", db_index=True
+    )
     reasoning = models.TextField(blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     consensus_type = models.CharField(max_length=20, blank=True, db_index=True)
@@ -72,6 +89,15 @@ class Debate(models.Model):
 
     def __str__(self):
         return f"{self.query[:60]} ({self.get_status_display()})"
+
+    @property
+    def effective_decision(self) -> str:
+        """What the service answers: a reviewer's override if there is one, else the rules'."""
+        return self.decision_override or self.decision
+
+    @property
+    def is_overridden(self) -> bool:
+        return bool(self.decision_override) and self.decision_override != self.decision
 
     @property
     def is_finished(self) -> bool:
