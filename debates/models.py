@@ -5,19 +5,6 @@ from django.db import models
 from django.db.models import F, Q
 
 
-class Decision(models.TextChoices):
-    ACT = "ACT", "Act"
-    WARN = "WARN", "Warn"
-    REFUSE = "REFUSE", "Refuse"
-
-
-class VoteDecision(models.TextChoices):
-    ACT = "ACT", "Act"
-    WARN = "WARN", "Warn"
-    REFUSE = "REFUSE", "Refuse"
-    VETO = "VETO", "Veto"
-
-
 class Debate(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -46,12 +33,11 @@ class Debate(models.Model):
         RESOLVED = "resolved", "Resolved"
         DISMISSED = "dismissed", "Dismissed"
 
-    decision = models.CharField(
-        max_length=8, choices=Decision.choices, blank=True, help_text="The rules' decision."
-    )
+    # Decisions are validated by the debate's protocol (`protocol.decisions`): S4 decides
+    # ACT / WARN / REFUSE; other protocols have their own sets.
+    decision = models.CharField(max_length=16, blank=True, help_text="The rules' decision.")
     decision_override = models.CharField(
-        max_length=8,
-        choices=Decision.choices,
+        max_length=16,
         blank=True,
         help_text="A reviewer's verdict that replaces the machine's decision.",
     )
@@ -223,11 +209,11 @@ class Statement(models.Model):
         LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="statement"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    decision = models.CharField(max_length=8, choices=VoteDecision.choices)
+    decision = models.CharField(max_length=16)
     confidence = models.FloatField()
     risk = models.FloatField()
     reasoning = models.TextField(blank=True)
-    previous_decision = models.CharField(max_length=8, blank=True)
+    previous_decision = models.CharField(max_length=16, blank=True)
     parse_failed = models.BooleanField(default=False)
     notes = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -270,7 +256,7 @@ class Challenge(models.Model):
     )
     stance = models.CharField(max_length=10, choices=Stance.choices, default=Stance.CHALLENGE)
     argument = models.TextField(blank=True)
-    suggested_decision = models.CharField(max_length=8, blank=True)
+    suggested_decision = models.CharField(max_length=16, blank=True)
     parse_failed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -295,7 +281,7 @@ class Vote(models.Model):
     statement = models.ForeignKey(
         Statement, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    decision = models.CharField(max_length=8, choices=VoteDecision.choices)
+    decision = models.CharField(max_length=16)
     confidence = models.FloatField()
     risk = models.FloatField()
     reasoning = models.TextField(blank=True)

@@ -71,6 +71,7 @@ def _position(parsed: dict[str, Any]) -> str:
 class S4Protocol:
     name = "s4"
     label = "S4: analysis, cross-challenge, revision, vote"
+    decisions = rules.DECISIONS
     min_participants = 2
     max_participants = 6
     options_schema: dict[str, Any] = {}
