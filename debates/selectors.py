@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
+from debates.live import DebateSoFar, arrange
 from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
 
 
@@ -37,6 +38,24 @@ def debate_detail_queryset() -> QuerySet[Debate]:
 
 def debate_get(debate_id) -> Debate:
     return debate_detail_queryset().get(id=debate_id)
+
+
+def debates_visible_to(user, queryset: QuerySet[Debate] | None = None) -> QuerySet[Debate]:
+    """Staff see every debate; anyone else the debates they started."""
+    debates = Debate.objects.select_related("created_by") if queryset is None else queryset
+    return debates if user.is_staff else debates.filter(created_by=user)
+
+
+def debate_get_visible(*, debate_id, user) -> Debate:
+    """A debate with everything stored so far. Raises `Debate.DoesNotExist` if `user` may not
+    see it, so a debate of someone else's looks the same as one that does not exist."""
+    return debates_visible_to(user, debate_detail_queryset()).get(id=debate_id)
+
+
+def debate_so_far(*, debate_id, user) -> DebateSoFar:
+    """The debate so far, arranged round by round and agent by agent, with the calls in
+    flight: the live page's read, in a constant number of queries however long the debate."""
+    return arrange(debate_get_visible(debate_id=debate_id, user=user))
 
 
 def _statement(s: Statement) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
@@ -97,4 +98,126 @@ def render_text(debate: Debate) -> str:
         f"time {duration:.2f} s" if duration is not None else ""
     )
     out.append("=" * WIDTH)
+    return "\n".join(out)
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>&#|~])")
+
+
+def _md(text: str) -> str:
+    """Text that is not ours (the question, agents' replies) as literal Markdown: no HTML,
+    links, code or emphasis can come out of it when the file is rendered."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join((text or "").split()))
+
+
+def _md_figures(item) -> str:
+    return f"**{item.decision}** (confidence {item.confidence:g}, risk {item.risk:g})"
+
+
+def _md_round(view) -> list[str]:
+    out = [f"## Round {view.round.number}: {_md(view.round.name)}", ""]
+    for column in view.columns:
+        name = _md(column.participant.name)
+        for position in column.positions:
+            s = position.statement
+            if position.before is not None or s.previous_decision:
+                was = s.previous_decision
+                change = (f"changed position {was} → {s.decision}" if position.changed
+                          else f"kept {s.decision}")
+                out.append(f"### {name}: revision, {change}")
+                if position.before is not None:
+                    out.append(f"- Before: {_md_figures(position.before)}")
+                out.append(f"- After: {_md_figures(s)}")
+            else:
+                out.append(f"### {name}: {s.get_kind_display().lower()}")
+                out.append(f"- Position: {_md_figures(s)}")
+            if s.parse_failed:
+                out.append("- The reply could not be parsed: fail-safe REFUSE.")
+            out += [f"- Note: {_md(note)}" for note in s.notes]
+            out += ["", f"> {_md(s.reasoning)}", ""]
+        for c in column.challenges:
+            label = "Agrees" if c.stance == c.Stance.AGREE else "Challenge"
+            suggestion = f" (suggests {c.suggested_decision})" if c.suggested_decision else ""
+            out += [
+                f"### {name} → {_md(c.challenged.name)}: {label}{suggestion}",
+                "",
+                f"> {_md(c.argument)}",
+                "",
+            ]
+        if column.vote is not None:
+            out += [f"- Final vote, {name}: {_md_figures(column.vote)}"]
+        for call in column.failed_calls:
+            out += [f"- {name}: a call failed: {_md(call.error)}"]
+    if out[-1] != "":
+        out.append("")
+    return out
+
+
+def render_markdown(debate: Debate) -> str:
+    """The transcript as Markdown. `debate` should come from
+    `selectors.debate_detail_queryset()`."""
+    from debates.live import arrange
+
+    so_far = arrange(debate)
+    md = debate.metadata
+    out = [
+        f"# Debate: {_md(debate.query)}",
+        "",
+        f"- Protocol: {debate.protocol}",
+        f"- Status: {debate.get_status_display()}",
+        "- Agents: " + ", ".join(
+            f"{_md(p.name)} ({_md(p.role)}, {_md(p.model_name)})" for p in so_far.participants
+        ),
+        f"- Started: {debate.created_at.isoformat(timespec='seconds')}",
+    ]
+    if debate.completed_at:
+        out.append(f"- Finished: {debate.completed_at.isoformat(timespec='seconds')}")
+    if so_far.offline:
+        out.append(f"- Note: answers come from the {OFFLINE_NOTICE}.")
+    for finding in debate.injection_findings:
+        out.append(f"- Defense: suspected prompt injection ({_md(finding.get('kind', ''))}): "
+                   f"\"{_md(finding.get('excerpt', ''))}\"")
+    out.append("")
+    for view in so_far.rounds:
+        out += _md_round(view)
+
+    if debate.status == Debate.Status.COMPLETED:
+        out += [f"## Decision: {debate.effective_decision}", ""]
+        if debate.is_overridden:
+            out += [f"A reviewer overrode the rules' decision, {debate.decision}.", ""]
+        out += [_md(debate.reasoning), ""]
+        if so_far.tally:
+            out.append("- Votes: " + ", ".join(f"{n} {d}" for d, n in so_far.tally))
+        agreement = md.get("agreement_percentage")
+        out += [
+            f"- Agreement: {'n/a' if agreement is None else f'{agreement}%'}"
+            f" ({md.get('consensus_type') or debate.consensus_type or 'n/a'})",
+            f"- Max risk: {md.get('max_risk', 'n/a')}",
+            f"- Average confidence: {md.get('avg_confidence', 'n/a')}",
+            f"- Veto: {'yes, ' + _md(md.get('veto_agent') or '') if md.get('veto_applied')
+                       else 'no'}",
+        ]
+        if md.get("changed_position"):
+            out.append("- Changed position: " + ", ".join(_md(n) for n in md["changed_position"]))
+        out.append(f"- Review: {debate.get_review_status_display()}")
+        out.append("")
+    elif debate.status == Debate.Status.FAILED:
+        out += ["## The debate failed", "", _md(debate.error), ""]
+    else:
+        out += [f"The debate is {debate.get_status_display().lower()}; this is what it has "
+                "said so far.", ""]
+
+    usage = so_far.usage
+    duration = "n/a" if usage.duration_seconds is None else f"{usage.duration_seconds:.2f} s"
+    out += [
+        "## Usage",
+        "",
+        f"- LLM calls: {usage.calls}",
+        f"- Tokens: {usage.tokens_in} in, {usage.tokens_out} out",
+        f"- Cost: ${usage.cost_usd}",
+        f"- Time: {duration}",
+        "",
+    ]
     return "\n".join(out)

@@ -1,0 +1,182 @@
+"""A debate arranged for reading: round by round, one column per agent, with what is in flight.
+
+`arrange` takes a debate loaded by `selectors.debate_detail_queryset()` (everything prefetched)
+and makes no queries. The live page, its partial and the Markdown transcript all read this
+arrangement, so they show the same thing, for any protocol: statements, challenges and calls
+are placed by round and participant, and the final votes go to the last round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from agents.gateway import is_offline_model
+from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
+from debates.protocols import PROTOCOLS
+
+
+@dataclass(frozen=True)
+class Position:
+    """A statement, with the same agent's previous one when the statement revises it."""
+
+    statement: Statement
+    before: Statement | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.statement.changed_position
+
+
+@dataclass
+class Column:
+    participant: Participant
+    positions: list[Position] = field(default_factory=list)
+    challenges: list[Challenge] = field(default_factory=list)
+    vote: Vote | None = None
+    thinking: int = 0
+    failed_calls: list[LLMCall] = field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.positions or self.challenges or self.vote or self.thinking
+                    or self.failed_calls)
+
+
+@dataclass
+class RoundView:
+    round: Round
+    columns: list[Column]
+
+    @property
+    def is_running(self) -> bool:
+        return self.round.status == Round.Status.RUNNING
+
+
+@dataclass(frozen=True)
+class Usage:
+    calls: int
+    calls_done: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: Decimal
+    duration_seconds: float | None
+
+
+@dataclass
+class DebateSoFar:
+    debate: Debate
+    participants: list[Participant]
+    rounds: list[RoundView]
+    thinking: list[Participant]
+    tally: list[tuple[str, int]]
+    usage: Usage
+    offline: bool
+    version: str
+
+    @property
+    def summary(self) -> str:
+        """One line for screen readers, announced when it changes."""
+        debate = self.debate
+        if debate.status == Debate.Status.COMPLETED:
+            return f"Debate finished. Decision: {debate.effective_decision}."
+        if debate.status == Debate.Status.FAILED:
+            return "The debate failed."
+        if not self.rounds:
+            return "Waiting for a worker to start the debate."
+        current = self.rounds[-1].round
+        state = "in progress" if current.status == Round.Status.RUNNING else "done"
+        return f"Round {current.number}: {current.name}, {state}."
+
+
+def _tally(debate: Debate, votes: list[Vote]) -> list[tuple[str, int]]:
+    """Votes per decision, in the protocol's order (then any other, such as VETO)."""
+    if not votes:
+        return []
+    counts = Counter(v.decision for v in votes)
+    known = list(getattr(PROTOCOLS.get(debate.protocol), "decisions", ()))
+    return [(d, counts[d]) for d in known + sorted(set(counts) - set(known))]
+
+
+def _usage(debate: Debate, calls: list[LLMCall]) -> Usage:
+    done = [c for c in calls if c.status == LLMCall.Status.DONE]
+    if debate.is_finished and (debate.tokens_in or debate.tokens_out):
+        tokens_in, tokens_out, cost = debate.tokens_in, debate.tokens_out, debate.cost_usd
+    else:  # the debate's totals are written when it ends; until then, add up the calls
+        tokens_in = sum(c.tokens_in for c in done)
+        tokens_out = sum(c.tokens_out for c in done)
+        cost = sum((c.cost_usd for c in done), Decimal(0))
+    return Usage(
+        calls=len(calls),
+        calls_done=len(done),
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cost_usd=cost,
+        duration_seconds=debate.duration_seconds,
+    )
+
+
+def _version(debate: Debate, rounds, statements, challenges, votes, calls) -> str:
+    """Changes whenever anything the page shows changes (stored rows never change otherwise)."""
+    state = repr(
+        (
+            debate.status, debate.decision, debate.decision_override, debate.review_status,
+            debate.error, debate.completed_at, debate.tokens_in, debate.tokens_out,
+            [(r.number, r.status) for r in rounds],
+            [s.pk for s in statements], [c.pk for c in challenges], [v.pk for v in votes],
+            [(c.pk, c.status) for c in calls],
+        )
+    )
+    return hashlib.blake2b(state.encode(), digest_size=8).hexdigest()
+
+
+def arrange(debate: Debate) -> DebateSoFar:
+    participants = list(debate.participants.all())
+    rounds = list(debate.rounds.all())
+    statements = list(debate.statements.all())
+    challenges = list(debate.challenges.all())
+    votes = list(debate.votes.all())
+    calls = list(debate.llm_calls.all())
+
+    columns: dict[tuple[int, int], Column] = {}
+    views = []
+    for rnd in rounds:
+        row = [Column(participant=p) for p in participants]
+        columns.update({(rnd.pk, c.participant.pk): c for c in row})
+        views.append(RoundView(round=rnd, columns=row))
+
+    last_statement: dict[int, Statement] = {}
+    for s in statements:  # ordered by round, so `before` is the agent's previous statement
+        before = last_statement.get(s.participant_id) if s.previous_decision else None
+        columns[(s.round_id, s.participant_id)].positions.append(Position(s, before))
+        last_statement[s.participant_id] = s
+    for c in challenges:
+        columns[(c.round_id, c.challenger_id)].challenges.append(c)
+    if views:
+        for v in votes:
+            columns[(views[-1].round.pk, v.participant_id)].vote = v
+
+    round_ids = {r.number: r.pk for r in rounds}
+    thinking_ids: set[int] = set()
+    for call in calls:
+        column = columns.get((round_ids.get(call.round_number), call.participant_id))
+        if column is None:
+            continue
+        if call.status == LLMCall.Status.PENDING and not debate.is_finished:
+            column.thinking += 1
+            thinking_ids.add(call.participant_id)
+        elif call.status == LLMCall.Status.FAILED:
+            column.failed_calls.append(call)
+
+    return DebateSoFar(
+        debate=debate,
+        participants=participants,
+        rounds=views,
+        thinking=[p for p in participants if p.pk in thinking_ids],
+        tally=_tally(debate, votes),
+        usage=_usage(debate, calls),
+        offline=any(is_offline_model(p.model_name) for p in participants),
+        version=_version(debate, rounds, statements, challenges, votes, calls),
+    )

@@ -1,0 +1,106 @@
+"""Pages for signed-in users: the debate list, the form that starts one, and the live page.
+
+The live page polls `debate_live` with the version it shows; the view answers 204 while nothing
+has changed and the re-rendered partial when something has. Every web process can answer, as
+the state lives in PostgreSQL only.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from debates import selectors, services
+from debates.forms import DebateStartForm
+from debates.models import Debate
+from debates.transcript import render_markdown
+
+PAGE_SIZE = 50
+POLL_INTERVAL_MS = 500
+
+
+def _so_far(request, debate_id):
+    try:
+        return selectors.debate_so_far(debate_id=debate_id, user=request.user)
+    except Debate.DoesNotExist:
+        raise Http404("No such debate.") from None
+
+
+def _visible(request, debate_id) -> Debate:
+    try:
+        return selectors.debate_get_visible(debate_id=debate_id, user=request.user)
+    except Debate.DoesNotExist:
+        raise Http404("No such debate.") from None
+
+
+@login_required
+@require_GET
+def debate_list(request):
+    debates = selectors.debates_visible_to(request.user).defer(
+        "metadata", "reasoning", "injection_findings", "options"
+    )
+    page = Paginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "debates/list.html", {"page": page})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def debate_start(request):
+    form = DebateStartForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            debate = services.debate_create(
+                query=form.cleaned_data["query"],
+                protocol=form.cleaned_data["protocol"],
+                created_by=request.user,
+            )
+        except ValidationError as exc:
+            for name, messages in exc.message_dict.items():
+                form.add_error(name if name in form.fields else None, messages)
+        else:
+            return redirect("debates:detail", debate_id=debate.id)
+    return render(
+        request, "debates/start.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+@login_required
+@require_GET
+def debate_detail(request, debate_id):
+    context = {"so_far": _so_far(request, debate_id), "poll_interval_ms": POLL_INTERVAL_MS}
+    return render(request, "debates/detail.html", context)
+
+
+@login_required
+@require_GET
+def debate_live(request, debate_id):
+    """The part of the debate page that changes; 204 when the caller's `since` is current."""
+    so_far = _so_far(request, debate_id)
+    if request.GET.get("since") == so_far.version:
+        return HttpResponse(status=204)
+    response = render(request, "debates/_live.html", {"so_far": so_far})
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _download(response: HttpResponse, filename: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_GET
+def debate_json(request, debate_id):
+    debate = _visible(request, debate_id)
+    response = JsonResponse(selectors.debate_export(debate), json_dumps_params={"indent": 2})
+    return _download(response, f"debate-{debate.id}.json")
+
+
+@login_required
+@require_GET
+def debate_markdown(request, debate_id):
+    debate = _visible(request, debate_id)
+    response = HttpResponse(render_markdown(debate), content_type="text/markdown; charset=utf-8")
+    return _download(response, f"debate-{debate.id}.md")
