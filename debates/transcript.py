@@ -191,13 +191,13 @@ def render_markdown(debate: Debate) -> str:
         if so_far.tally:
             out.append("- Votes: " + ", ".join(f"{n} {d}" for d, n in so_far.tally))
         agreement = md.get("agreement_percentage")
+        veto = f"yes, by {_md(md.get('veto_agent') or '')}" if md.get("veto_applied") else "no"
         out += [
             f"- Agreement: {'n/a' if agreement is None else f'{agreement}%'}"
             f" ({md.get('consensus_type') or debate.consensus_type or 'n/a'})",
             f"- Max risk: {md.get('max_risk', 'n/a')}",
             f"- Average confidence: {md.get('avg_confidence', 'n/a')}",
-            f"- Veto: {'yes, ' + _md(md.get('veto_agent') or '') if md.get('veto_applied')
-                       else 'no'}",
+            f"- Veto: {veto}",
         ]
         if md.get("changed_position"):
             out.append("- Changed position: " + ", ".join(_md(n) for n in md["changed_position"]))
