@@ -44,6 +44,8 @@ def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "REDIS_URL": settings.REDIS_URL,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        # Each offline reply takes a moment, so a page can show the agents thinking.
+        "DEBATE_OFFLINE_LATENCY": "0.3",
     }
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     handle = open(log, "w")
