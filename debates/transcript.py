@@ -122,7 +122,7 @@ def _md_round(view) -> list[str]:
         name = _md(column.participant.name)
         for position in column.positions:
             s = position.statement
-            if position.before is not None or s.previous_decision:
+            if s.previous_decision:
                 was = s.previous_decision
                 change = (f"changed position {was} → {s.decision}" if position.changed
                           else f"kept {s.decision}")
