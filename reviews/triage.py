@@ -89,9 +89,21 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _breakdown(metadata: Mapping[str, Any]) -> str:
+VOTE_ORDER = ("ACT", "WARN", "REFUSE", "VETO", "SUPPORT", "OPPOSE", "UNCERTAIN")
+
+
+def vote_counts(metadata: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The non-zero counts of ``vote_breakdown``, known decisions first, in a stable order."""
     counts = metadata.get("vote_breakdown") or {}
-    return ", ".join(f"{n} {d}" for d, n in counts.items() if n)
+    if not isinstance(counts, Mapping):
+        return []
+    order = {d: i for i, d in enumerate(VOTE_ORDER)}
+    keys = sorted(counts, key=lambda d: (order.get(d, len(order)), str(d)))
+    return [(d, counts[d]) for d in keys if counts[d]]
+
+
+def _breakdown(metadata: Mapping[str, Any]) -> str:
+    return ", ".join(f"{n} {d}" for d, n in vote_counts(metadata))
 
 
 def _rule_flags(metadata: Mapping[str, Any], injection_findings: Sequence[Any]) -> list[tuple]:
