@@ -134,11 +134,9 @@ def _debate_id_of(item_id) -> Any:
 
 
 def _lock_item(item_id) -> ReviewItem:
-    return (
-        ReviewItem.objects.select_for_update(of=("self",))
-        .select_related("assignee")
-        .get(pk=item_id)
-    )
+    # No join here: after waiting for the lock, PostgreSQL returns the item's latest version
+    # but a joined row may still be the one read before the wait.
+    return ReviewItem.objects.select_for_update().get(pk=item_id)
 
 
 def _lock_debate(debate_id) -> Debate:
