@@ -37,33 +37,25 @@ def staff_required(view):
     return wrapped
 
 
+QUEUE_DEFAULTS = {"status": "active", "per_page": "50"}
+
+
 @require_GET
 @staff_required
 def queue(request):
-    form = QueueFilterForm(request.GET or None, reviewers=selectors.reviewers())
-    valid = form.is_valid() if form.is_bound else True
+    params = {**QUEUE_DEFAULTS, **request.GET.dict()}
+    form = QueueFilterForm(params, reviewers=selectors.reviewers())
     page = None
-    if valid:
-        filters = form.filters() if form.is_bound else {"status": "active"}
-        per_page = (form.cleaned_data.get("per_page") if form.is_bound else None) or 50
-        items = selectors.queue_items(user=request.user, **filters)
-        page = Paginator(items, per_page).get_page(request.GET.get("page"))
+    if form.is_valid():
+        items = selectors.queue_items(user=request.user, **form.filters())
+        page = Paginator(items, form.cleaned_data["per_page"]).get_page(params.get("page"))
+    view = {"me": "mine", "none": "unassigned"}.get(params.get("assignee", ""), "")
     return render(
         request,
         "reviews/queue.html",
-        {"form": form, "page": page, "view": _view_name(form)},
-        status=200 if valid else 400,
+        {"form": form, "page": page, "view": view},
+        status=200 if page is not None else 400,
     )
-
-
-def _view_name(form: QueueFilterForm) -> str:
-    data = form.data if form.is_bound else {}
-    assignee = data.get("assignee", "")
-    if assignee == "me":
-        return "mine"
-    if assignee == "none":
-        return "unassigned"
-    return ""
 
 
 def _item_or_404(pk) -> ReviewItem:

@@ -173,3 +173,14 @@ def test_a_debate_task_delivered_twice_at_once_queues_each_reason_once(celery_wo
     # Items are only ever created while completing, so once completed the set is final.
     reasons = sorted(ReviewItem.objects.filter(debate=debate).values_list("reason", flat=True))
     assert reasons == ["low_confidence", "split_vote"]
+
+
+def test_a_misspelt_reason_in_the_setting_fails_the_system_check(settings):
+    from reviews.checks import check_enqueue_reasons
+
+    settings.REVIEW_ENQUEUE_REASONS = ["safety_veto", "split_votes"]
+    [error] = check_enqueue_reasons()
+    assert error.id == "reviews.E001"
+    assert "split_votes" in error.msg and "split_vote" in error.hint
+    settings.REVIEW_ENQUEUE_REASONS = ["safety_veto"]
+    assert check_enqueue_reasons() == []

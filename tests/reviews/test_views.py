@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
 from debates.models import Debate
 from reviews import services
@@ -238,7 +239,7 @@ def test_the_review_page_shows_the_whole_debate(staff_client, default_agents):
     challenge = debate.challenges.select_related("challenger", "challenged").first()
     who = f"<td>{challenge.challenger.name}</td>\n          <td>{challenge.challenged.name}</td>"
     assert who in text
-    assert challenge.argument.replace('"', "&quot;") in text
+    assert escape(challenge.argument) in text
     # who changed position between round 1 and round 3
     assert re.search(r"Utility Agent: <span class=\"changed\">changed</span> "
                      r"<span class=\"decision-ACT\">ACT</span> \(round 1\) &rarr; "
