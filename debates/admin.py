@@ -60,13 +60,15 @@ class LLMCallInline(ReadOnlyInline):
 
 @admin.register(Debate)
 class DebateAdmin(admin.ModelAdmin):
-    list_display = ("short_query", "protocol", "status", "decision", "consensus_type",
-                    "injection", "created_by", "created_at", "cost_usd")
-    list_filter = ("status", "decision", "protocol", "consensus_type", "created_at")
+    list_display = ("short_query", "protocol", "status", "decision", "effective_decision",
+                    "review_status", "consensus_type", "injection", "created_by", "created_at",
+                    "cost_usd")
+    list_filter = ("status", "decision", "review_status", "protocol", "consensus_type",
+                   "created_at")
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
-    readonly_fields = [f.name for f in Debate._meta.fields]
+    readonly_fields = [f.name for f in Debate._meta.fields] + ["effective_decision"]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 
     def has_add_permission(self, request):
@@ -78,6 +80,12 @@ class DebateAdmin(admin.ModelAdmin):
     @admin.display(description="Question")
     def short_query(self, obj):
         return obj.query[:80]
+
+    @admin.display(description="Effective decision")
+    def effective_decision(self, obj):
+        if obj.is_overridden:
+            return f"{obj.effective_decision} (reviewer override; machine: {obj.decision})"
+        return obj.decision
 
     @admin.display(description="Injection", boolean=True)
     def injection(self, obj):

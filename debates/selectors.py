@@ -127,6 +127,9 @@ def debate_export(debate: Debate) -> dict[str, Any]:
         ],
         "final_decision": {
             "decision": debate.decision or None,
+            "effective_decision": debate.effective_decision or None,
+            "decision_override": debate.decision_override or None,
+            "review_status": debate.review_status or None,
             "reasoning": debate.reasoning,
             "metadata": debate.metadata,
         },

@@ -21,6 +21,7 @@ from debates import defense
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import ProtocolError, get_protocol
 from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
+from reviews.services import review_items_for_debate
 
 logger = logging.getLogger(__name__)
 
@@ -408,3 +409,5 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
+            # Outcomes that need a human are queued in the same transaction as the decision.
+            review_items_for_debate(debate=debate)

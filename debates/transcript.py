@@ -76,6 +76,9 @@ def render_text(debate: Debate) -> str:
     if debate.status == Debate.Status.COMPLETED:
         md = debate.metadata
         out.append(f"DECISION: {debate.decision}")
+        if debate.is_overridden:
+            out.append(f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
+                       f"{debate.decision})")
         out.append(_wrap(debate.reasoning, indent="  "))
         breakdown = md.get("vote_breakdown", {})
         agreement = md.get("agreement_percentage")

@@ -1,5 +1,14 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from reviews import views
 
 app_name = "reviews"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("<int:pk>/", views.item, name="item"),
+    path("<int:pk>/claim/", views.claim, name="claim"),
+    path("<int:pk>/release/", views.release, name="release"),
+    path("<int:pk>/resolve/", views.resolve, name="resolve"),
+    path("<int:pk>/dismiss/", views.dismiss, name="dismiss"),
+]

@@ -139,3 +139,13 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
     "loggers": {"LiteLLM": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+
+# --- Review queue -----------------------------------------------------------------------------
+# Which reasons put a completed debate in front of an analyst (see reviews/triage.py for each).
+REVIEW_ENQUEUE_REASONS = env.list(
+    "REVIEW_ENQUEUE_REASONS",
+    default=[
+        "safety_veto", "high_risk_dissent", "prompt_injection", "parse_failure",
+        "flag_for_review", "split_vote", "no_consensus", "uncertain", "low_confidence",
+    ],
+)

@@ -1,0 +1,168 @@
+"""Review queue benchmark: the queue page over many items, and what enqueueing costs a debate.
+
+Prints:
+  1. time and SQL queries to render /reviews/ (median of --runs) for several views, with
+     --items review items in the table (a fifth of them closed);
+  2. the query plan of the default view (should use the partial index reviewitem_active_queue);
+  3. SQL queries that enqueueing adds to completing a debate that needs review.
+
+Usage: .venv/bin/python bench/review_queue_bench.py [--items 100000] [--runs 7]
+It uses its own database (debates_review_bench) and Redis database 13.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DB_URL = os.environ.get(
+    "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/debates_review_bench"
+)
+os.environ.update(
+    DJANGO_SETTINGS_MODULE="config.settings.local",
+    DATABASE_URL=DB_URL,
+    REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+    LITELLM_LOCAL_MODEL_COST_MAP="True",
+    DJANGO_LOG_LEVEL="WARNING",
+)
+
+
+def ensure_database():
+    import psycopg
+
+    name = DB_URL.rsplit("/", 1)[1]
+    with psycopg.connect(DB_URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname=%s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def fill(n_items: int, staff) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from debates.models import Debate
+    from reviews.models import ReviewItem
+
+    ReviewItem.objects.all().delete()
+    Debate.objects.filter(query__startswith="Bench question").delete()
+    now = timezone.now()
+    reasons = ["split_vote", "low_confidence", "parse_failure", "safety_veto"]
+    n_debates = (n_items + len(reasons) - 1) // len(reasons)
+    batch = 5000
+    made = 0
+    for start in range(0, n_debates, batch):
+        debates = Debate.objects.bulk_create(
+            Debate(query=f"Bench question {i}: is this worth a human look?", status="completed",
+                   decision="WARN", consensus_type="split", completed_at=now,
+                   metadata={"vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1, "VETO": 0},
+                             "max_risk": i % 100})
+            for i in range(start, min(start + batch, n_debates))
+        )
+        items = []
+        for d in debates:
+            for r in reasons:
+                if made >= n_items:
+                    break
+                closed = made % 5 == 4
+                items.append(ReviewItem(
+                    debate=d, reason=r, priority=30 + made % 60,
+                    status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
+                    assignee=staff if closed or made % 10 == 0 else None,
+                    closed_at=now if closed else None,
+                    note="bench" if closed else "",
+                ))
+                made += 1
+        ReviewItem.objects.bulk_create(items, batch_size=5000)
+        ReviewItem.objects.filter(debate__in=debates).update(
+            created_at=now - timedelta(minutes=start)
+        )
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE reviews_reviewitem; ANALYZE debates_debate;")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from reviews import selectors
+
+    call_command("migrate", verbosity=0)
+    staff, _ = get_user_model().objects.get_or_create(
+        username="bench-analyst", defaults={"is_staff": True}
+    )
+    t0 = time.perf_counter()
+    fill(args.items, staff)
+    print(f"filled {args.items} review items in {time.perf_counter() - t0:.1f} s")
+
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(staff)
+    views = {
+        "default (open or claimed), page 1": {},
+        "default, page 500": {"page": 500},
+        "reason=safety_veto": {"reason": "safety_veto"},
+        "mine": {"assignee": "me"},
+        "unassigned": {"assignee": "none", "status": "open"},
+        "all statuses, 200 a page": {"status": "all", "per_page": 200},
+    }
+    print(f"\n{'view':<38} {'median ms':>9} {'max ms':>7} {'queries':>7}")
+    for label, params in views.items():
+        times, queries = [], set()
+        for _ in range(args.runs):
+            with CaptureQueriesContext(connection) as ctx:
+                t0 = time.perf_counter()
+                response = client.get("/reviews/", params)
+                times.append((time.perf_counter() - t0) * 1000)
+            assert response.status_code == 200, response.status_code
+            queries.add(len(ctx.captured_queries))
+        print(f"{label:<38} {statistics.median(times):>9.1f} {max(times):>7.1f} "
+              f"{'/'.join(map(str, sorted(queries))):>7}")
+
+    sql, params = selectors.queue_items(user=staff).query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN ANALYZE {sql} LIMIT 50", params)
+        plan = [row[0] for row in cursor.fetchall()]
+    print("\nplan of the default view (first 50):")
+    for line in plan[:8]:
+        print("  " + line)
+
+    from debates.models import Debate
+    from reviews.models import ReviewItem
+    from reviews.services import review_items_for_debate
+
+    debate = Debate.objects.create(
+        query="Bench enqueue", status="completed", decision="REFUSE",
+        metadata={"consensus_type": "veto", "veto_applied": True, "veto_agent": "Safety Agent",
+                  "veto_risk": 90, "max_risk": 90, "low_confidence_warning": True},
+    )
+    with CaptureQueriesContext(connection) as ctx:
+        created = review_items_for_debate(debate=debate)
+    with CaptureQueriesContext(connection) as again:
+        review_items_for_debate(debate=debate)
+    print(f"\nenqueue: {len(created)} items in {len(ctx.captured_queries)} queries; "
+          f"repeated: {len(again.captured_queries)} queries, "
+          f"{ReviewItem.objects.filter(debate=debate).count()} items in all")
+
+
+if __name__ == "__main__":
+    main()

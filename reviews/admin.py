@@ -1,0 +1,146 @@
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import ValidationError
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+from debates.selectors import debate_detail_queryset
+from reviews import selectors, services
+from reviews.forms import NoteForm
+from reviews.models import ReviewEvent, ReviewItem
+
+
+class ReviewEventInline(admin.TabularInline):
+    model = ReviewEvent
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "actor", "action", "from_status", "to_status", "note", "data")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("actor")
+
+
+@admin.register(ReviewItem)
+class ReviewItemAdmin(admin.ModelAdmin):
+    """Read-only records; analysts act through the actions, which call the same services as
+    the review pages."""
+
+    list_display = ("id", "reason", "priority", "status", "question", "machine_decision",
+                    "effective_decision", "assignee", "created_at")
+    list_display_links = ("id", "reason")
+    list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
+                   "created_at")
+    search_fields = ("debate__query", "summary")
+    list_select_related = ("debate", "assignee")
+    ordering = ("-priority", "created_at", "id")
+    list_per_page = 50
+    show_full_result_count = False
+    actions = ["claim", "resolve_uphold"]
+    inlines = [ReviewEventInline]
+    fieldsets = (
+        (None, {"fields": ("debate_link", "reason", "summary", "priority", "status", "assignee",
+                           "created_at", "claimed_at", "closed_at")}),
+        ("Verdict", {"fields": ("verdict", "decision_override", "note")}),
+        ("Transcript", {"fields": ("transcript",)}),
+    )
+    readonly_fields = ("debate_link", "reason", "summary", "priority", "status", "assignee",
+                       "created_at", "claimed_at", "closed_at", "verdict", "decision_override",
+                       "note", "transcript")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_review_permission(self, request):
+        return request.user.is_staff and request.user.has_perm("reviews.change_reviewitem")
+
+    @admin.display(description="Question", ordering="debate__query")
+    def question(self, obj):
+        return obj.debate.query[:80]
+
+    @admin.display(description="Machine decision", ordering="debate__decision")
+    def machine_decision(self, obj):
+        return obj.debate.decision
+
+    @admin.display(description="Effective decision")
+    def effective_decision(self, obj):
+        return obj.debate.effective_decision
+
+    @admin.display(description="Debate")
+    def debate_link(self, obj):
+        return format_html(
+            '<a href="{}">{}</a> · <a href="{}">review page</a>',
+            reverse("admin:debates_debate_change", args=[obj.debate_id]),
+            obj.debate.query[:100],
+            reverse("reviews:item", args=[obj.pk]),
+        )
+
+    @admin.display(description="Transcript")
+    def transcript(self, obj):
+        debate = debate_detail_queryset().get(id=obj.debate_id)
+        # The template escapes every stored text; the result is HTML we produced.
+        return mark_safe(
+            render_to_string("reviews/_transcript.html", selectors.transcript_context(debate))
+        )
+
+    @admin.action(description="Claim the selected items", permissions=["review"])
+    def claim(self, request, queryset):
+        done, failed = 0, []
+        for item_id in queryset.values_list("id", flat=True):
+            try:
+                services.review_claim(item_id=item_id, user=request.user)
+                done += 1
+            except services.ReviewConflict as exc:
+                failed.append(exc.message)
+        self._report(request, f"Claimed {done} item(s).", done, failed)
+
+    @admin.action(description="Resolve: uphold the machine's decision", permissions=["review"])
+    def resolve_uphold(self, request, queryset):
+        form = NoteForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            done, failed = 0, []
+            for item_id in queryset.values_list("id", flat=True):
+                try:
+                    services.review_resolve(
+                        item_id=item_id, user=request.user, verdict=ReviewItem.Verdict.UPHOLD,
+                        note=form.cleaned_data["note"],
+                    )
+                    done += 1
+                except (services.ReviewConflict, ValidationError) as exc:
+                    failed.append(getattr(exc, "message", None) or "; ".join(exc.messages))
+            self._report(request, f"Upheld the machine's decision on {done} item(s).", done,
+                         failed)
+            return None
+        return TemplateResponse(
+            request,
+            "admin/reviews/reviewitem/resolve_uphold.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Uphold the machine's decision",
+                "opts": self.model._meta,
+                "items": queryset.select_related("debate", "assignee"),
+                "form": form,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    def _report(self, request, success: str, done: int, failed: list[str]) -> None:
+        if done:
+            self.message_user(request, success, messages.SUCCESS)
+        for message in failed:
+            self.message_user(request, message, messages.ERROR)

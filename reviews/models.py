@@ -1,0 +1,144 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from reviews import triage
+
+
+class ReviewItem(models.Model):
+    """One reason a completed debate needs a human, and what the human decided about it."""
+
+    class Reason(models.TextChoices):
+        SAFETY_VETO = triage.SAFETY_VETO, triage.REASONS[triage.SAFETY_VETO][0]
+        HIGH_RISK_DISSENT = (
+            triage.HIGH_RISK_DISSENT, triage.REASONS[triage.HIGH_RISK_DISSENT][0]
+        )
+        PROMPT_INJECTION = triage.PROMPT_INJECTION, triage.REASONS[triage.PROMPT_INJECTION][0]
+        PARSE_FAILURE = triage.PARSE_FAILURE, triage.REASONS[triage.PARSE_FAILURE][0]
+        FLAG_FOR_REVIEW = triage.FLAG_FOR_REVIEW, triage.REASONS[triage.FLAG_FOR_REVIEW][0]
+        SPLIT_VOTE = triage.SPLIT_VOTE, triage.REASONS[triage.SPLIT_VOTE][0]
+        NO_CONSENSUS = triage.NO_CONSENSUS, triage.REASONS[triage.NO_CONSENSUS][0]
+        UNCERTAIN = triage.UNCERTAIN, triage.REASONS[triage.UNCERTAIN][0]
+        LOW_CONFIDENCE = triage.LOW_CONFIDENCE, triage.REASONS[triage.LOW_CONFIDENCE][0]
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLAIMED = "claimed", "Claimed"
+        RESOLVED = "resolved", "Resolved"
+        DISMISSED = "dismissed", "Dismissed"
+
+    class Verdict(models.TextChoices):
+        NONE = "", "None"
+        UPHOLD = "uphold", "Upheld the machine's decision"
+        OVERRIDE = "override", "Overrode the decision"
+
+    ACTIVE = (Status.OPEN, Status.CLAIMED)
+    CLOSED = (Status.RESOLVED, Status.DISMISSED)
+
+    debate = models.ForeignKey(
+        "debates.Debate", on_delete=models.CASCADE, related_name="review_items"
+    )
+    reason = models.CharField(max_length=24, choices=Reason.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    priority = models.PositiveSmallIntegerField(
+        default=0, help_text="Higher first; see reviews/triage.py for the formula."
+    )
+    summary = models.CharField(max_length=300, blank=True, help_text="Why it was raised.")
+    details = models.JSONField(default=dict, blank=True)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="review_items",
+        help_text="Who claimed it; once closed, who resolved or dismissed it.",
+    )
+    verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True, default="")
+    decision_override = models.CharField(
+        max_length=16, blank=True, help_text="The decision an override verdict set."
+    )
+    note = models.TextField(blank=True, help_text="The analyst's note on resolving/dismissing.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When it was resolved or dismissed."
+    )
+
+    class Meta:
+        ordering = ["-priority", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["debate", "reason"],
+                condition=Q(status__in=["open", "claimed"]),
+                name="reviewitem_one_active_per_debate_reason",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="claimed") | Q(assignee__isnull=False),
+                name="reviewitem_claimed_has_assignee",
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="resolved") & ~Q(verdict=""))
+                | (~Q(status="resolved") & Q(verdict="")),
+                name="reviewitem_verdict_iff_resolved",
+            ),
+            models.CheckConstraint(
+                condition=(Q(verdict="override") & ~Q(decision_override=""))
+                | (~Q(verdict="override") & Q(decision_override="")),
+                name="reviewitem_override_has_decision",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "claimed"]) | Q(closed_at__isnull=False),
+                name="reviewitem_closed_has_time",
+            ),
+        ]
+        indexes = [
+            # The queue's default view: active items, most urgent and oldest first.
+            models.Index(
+                fields=["-priority", "created_at", "id"],
+                condition=Q(status__in=["open", "claimed"]),
+                name="reviewitem_active_queue",
+            ),
+            models.Index(fields=["status", "-priority", "created_at"], name="reviewitem_status"),
+            models.Index(fields=["assignee", "status"], name="reviewitem_assignee_status"),
+            models.Index(fields=["reason", "status"], name="reviewitem_reason_status"),
+        ]
+
+    def __str__(self):
+        return f"#{self.pk} {self.get_reason_display()} ({self.get_status_display()})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+
+class ReviewEvent(models.Model):
+    """Who did what to a review item, when, and why: the item's audit trail."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        CLAIMED = "claimed", "Claimed"
+        RELEASED = "released", "Released"
+        RESOLVED = "resolved", "Resolved"
+        DISMISSED = "dismissed", "Dismissed"
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="review_events",
+        help_text="Empty for the system.",
+    )
+    action = models.CharField(max_length=10, choices=Action.choices)
+    from_status = models.CharField(max_length=10, blank=True)
+    to_status = models.CharField(max_length=10)
+    note = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self):
+        return f"{self.get_action_display()} by {self.actor or 'system'}"

@@ -1,0 +1,322 @@
+"""Writes for the review queue: putting outcomes in front of analysts, and their actions.
+
+Every action runs in one transaction, locks the rows it changes (always the debate first, then
+the item, so two actions never wait on each other in a circle), checks the state it expects and
+records a `ReviewEvent`. When two analysts act on the same item at once, the second one to get
+the lock sees the first one's change and gets a `ReviewConflict` saying who got there first.
+Bad input raises `ValidationError` (field -> message) and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from debates.models import Debate
+from debates.protocols import ProtocolError, get_protocol
+from reviews import triage
+from reviews.models import ReviewEvent, ReviewItem
+
+logger = logging.getLogger(__name__)
+
+
+class ReviewConflict(Exception):
+    """The item is not in the state the action needs (someone else got there first)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+# --- enqueueing -------------------------------------------------------------------------------
+
+
+def enabled_reasons() -> set[str]:
+    return set(settings.REVIEW_ENQUEUE_REASONS) & set(triage.REASONS)
+
+
+def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
+    """Open one review item per reason this completed debate needs a human. Safe to repeat.
+
+    Called by the debate runner inside the transaction that completes the debate, so a debate
+    is never completed without its review items. A reason that already has an item for this
+    debate (open or closed) is not raised again; the partial unique constraint (one active
+    item per debate and reason) and ON CONFLICT DO NOTHING back that up. Returns the items
+    created by this call.
+    """
+    debate_id = getattr(debate, "pk", debate)
+    with transaction.atomic():
+        locked = (
+            Debate.objects.select_for_update()
+            .only("id", "status", "metadata", "injection_findings")
+            .filter(id=debate_id)
+            .first()
+        )
+        if locked is None or locked.status != Debate.Status.COMPLETED:
+            return []
+        enabled = enabled_reasons()
+        flags = [
+            f for f in triage.flags_for(locked.metadata, locked.injection_findings)
+            if f.reason in enabled
+        ]
+        if not flags:
+            return []
+        raised_before = set(
+            ReviewItem.objects.filter(debate_id=debate_id).values_list("reason", flat=True)
+        )
+        new = [f for f in flags if f.reason not in raised_before]
+        if not new:
+            return []
+        ReviewItem.objects.bulk_create(
+            [
+                ReviewItem(
+                    debate_id=debate_id,
+                    reason=f.reason,
+                    priority=f.priority,
+                    summary=f.summary,
+                    details=f.details,
+                )
+                for f in new
+            ],
+            ignore_conflicts=True,
+        )
+        # The debate row is locked, so every item with these reasons was created just now.
+        created = list(
+            ReviewItem.objects.filter(debate_id=debate_id, reason__in=[f.reason for f in new])
+        )
+        ReviewEvent.objects.bulk_create(
+            ReviewEvent(
+                item=item,
+                action=ReviewEvent.Action.CREATED,
+                to_status=item.status,
+                note=item.summary,
+            )
+            for item in created
+        )
+        _sync_debate(debate_id)
+    logger.info("debate %s: review items %s", debate_id, ", ".join(i.reason for i in created))
+    return created
+
+
+# --- analysts' actions ------------------------------------------------------------------------
+
+
+def _require_staff(user) -> None:
+    if not (user and user.is_authenticated and user.is_active and user.is_staff):
+        raise PermissionDenied("Only staff may work the review queue.")
+
+
+def _name(user) -> str:
+    if user is None:
+        return "someone"
+    return user.get_full_name() or user.get_username()
+
+
+def _require_note(note: str | None, action: str) -> str:
+    note = (note or "").strip()
+    if not note:
+        raise ValidationError({"note": f"A note is required to {action}: say why."})
+    return note
+
+
+def _debate_id_of(item_id) -> Any:
+    debate_id = ReviewItem.objects.filter(pk=item_id).values_list("debate_id", flat=True).first()
+    if debate_id is None:
+        raise ReviewItem.DoesNotExist(f"There is no review item #{item_id}.")
+    return debate_id
+
+
+def _lock_item(item_id) -> ReviewItem:
+    # No join here: after waiting for the lock, PostgreSQL returns the item's latest version
+    # but a joined row may still be the one read before the wait.
+    return ReviewItem.objects.select_for_update().get(pk=item_id)
+
+
+def _lock_debate(debate_id) -> Debate:
+    return (
+        Debate.objects.select_for_update()
+        .only("id", "protocol", "decision", "decision_override", "review_status")
+        .get(id=debate_id)
+    )
+
+
+def _conflict_if_taken(item: ReviewItem, user) -> None:
+    """Raise unless the item is open or already claimed by `user`."""
+    if item.status == ReviewItem.Status.CLAIMED and item.assignee_id != user.pk:
+        since = timesince(item.claimed_at) if item.claimed_at else "a moment"
+        raise ReviewConflict(
+            f"Review item #{item.pk} was claimed by {_name(item.assignee)} {since} ago; "
+            "it stays theirs until they release it."
+        )
+    if item.status in ReviewItem.CLOSED:
+        raise ReviewConflict(
+            f"Review item #{item.pk} was already {item.status} by {_name(item.assignee)}; "
+            "nothing more to do."
+        )
+
+
+def _record(item: ReviewItem, *, actor, action, from_status: str, note: str = "",
+            data: dict | None = None) -> ReviewEvent:
+    return ReviewEvent.objects.create(
+        item=item,
+        actor=actor,
+        action=action,
+        from_status=from_status,
+        to_status=item.status,
+        note=note,
+        data=data or {},
+    )
+
+
+def _sync_debate(debate_id, **changes) -> None:
+    """Keep `Debate.review_status` in step with its items: pending while any is active."""
+    counts = ReviewItem.objects.filter(debate_id=debate_id).aggregate(
+        total=Count("id"),
+        active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),
+        resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
+    )
+    if counts["active"]:
+        status = Debate.ReviewStatus.PENDING
+    elif counts["resolved"]:
+        status = Debate.ReviewStatus.RESOLVED
+    elif counts["total"]:
+        status = Debate.ReviewStatus.DISMISSED
+    else:
+        status = Debate.ReviewStatus.NONE
+    Debate.objects.filter(id=debate_id).update(
+        review_status=status, updated_at=timezone.now(), **changes
+    )
+
+
+@transaction.atomic
+def review_claim(*, item_id, user) -> ReviewItem:
+    """Assign an open item to `user`. Claiming an item you already hold changes nothing."""
+    _require_staff(user)
+    item = _lock_item(item_id)
+    if item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk:
+        return item
+    _conflict_if_taken(item, user)
+    previous = item.status
+    item.status = ReviewItem.Status.CLAIMED
+    item.assignee = user
+    item.claimed_at = timezone.now()
+    item.save(update_fields=["status", "assignee", "claimed_at"])
+    _record(item, actor=user, action=ReviewEvent.Action.CLAIMED, from_status=previous)
+    return item
+
+
+@transaction.atomic
+def review_release(*, item_id, user, note: str = "") -> ReviewItem:
+    """Hand a claimed item back to the queue. Its holder may; so may a superuser."""
+    _require_staff(user)
+    item = _lock_item(item_id)
+    if item.status != ReviewItem.Status.CLAIMED:
+        raise ReviewConflict(
+            f"Review item #{item.pk} is {item.status}, not claimed; there is nothing to release."
+        )
+    if item.assignee_id != user.pk and not user.is_superuser:
+        raise ReviewConflict(
+            f"Review item #{item.pk} is claimed by {_name(item.assignee)}; only they (or a "
+            "superuser) can release it."
+        )
+    holder = item.assignee
+    item.status = ReviewItem.Status.OPEN
+    item.assignee = None
+    item.claimed_at = None
+    item.save(update_fields=["status", "assignee", "claimed_at"])
+    data = {} if holder is None or holder.pk == user.pk else {"released_from": _name(holder)}
+    _record(item, actor=user, action=ReviewEvent.Action.RELEASED,
+            from_status=ReviewItem.Status.CLAIMED, note=(note or "").strip(), data=data)
+    return item
+
+
+def allowed_decisions(debate: Debate) -> tuple[str, ...]:
+    try:
+        return tuple(get_protocol(debate.protocol).decisions)
+    except ProtocolError:
+        return ()
+
+
+@transaction.atomic
+def review_resolve(*, item_id, user, verdict: str, note: str, decision: str = "") -> ReviewItem:
+    """Close an item with a verdict: uphold the machine's decision, or override it.
+
+    The item may be open (resolving claims it) or claimed by `user`. An override becomes the
+    debate's `decision_override` (its effective decision); the machine's `decision` is never
+    changed. The latest verdict on a debate is the one that stands: upholding clears an
+    override an earlier item set.
+    """
+    _require_staff(user)
+    note = _require_note(note, "resolve")
+    verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
+    if verdict not in verdicts:
+        raise ValidationError({"verdict": "Choose a verdict: uphold or override."})
+    debate = _lock_debate(_debate_id_of(item_id))
+    item = _lock_item(item_id)
+    _conflict_if_taken(item, user)
+    decision = (decision or "").strip().upper()
+    if verdict == ReviewItem.Verdict.OVERRIDE:
+        choices = allowed_decisions(debate)
+        if decision not in choices:
+            raise ValidationError(
+                {"decision": f"Choose the decision that replaces {debate.decision}: "
+                 f"one of {', '.join(c for c in choices if c != debate.decision)}."}
+            )
+        if decision == debate.decision:
+            raise ValidationError(
+                {"decision": f"{decision} is the machine's decision already; to keep it, "
+                 "uphold instead of overriding."}
+            )
+    else:
+        decision = ""
+    now = timezone.now()
+    previous = item.status
+    item.status = ReviewItem.Status.RESOLVED
+    item.verdict = verdict
+    item.decision_override = decision
+    item.note = note
+    item.assignee = user
+    item.claimed_at = item.claimed_at or now
+    item.closed_at = now
+    item.save(update_fields=["status", "verdict", "decision_override", "note", "assignee",
+                             "claimed_at", "closed_at"])
+    _record(
+        item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous, note=note,
+        data={
+            "verdict": verdict,
+            "decision": decision or debate.decision,
+            "machine_decision": debate.decision,
+            "effective_before": debate.effective_decision,
+        },
+    )
+    _sync_debate(debate.id, decision_override=decision)
+    return item
+
+
+@transaction.atomic
+def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
+    """Close an item that needs no verdict (e.g. a false alarm), saying why."""
+    _require_staff(user)
+    note = _require_note(note, "dismiss")
+    debate = _lock_debate(_debate_id_of(item_id))
+    item = _lock_item(item_id)
+    _conflict_if_taken(item, user)
+    previous = item.status
+    now = timezone.now()
+    item.status = ReviewItem.Status.DISMISSED
+    item.note = note
+    item.assignee = user
+    item.claimed_at = item.claimed_at or now
+    item.closed_at = now
+    item.save(update_fields=["status", "note", "assignee", "claimed_at", "closed_at"])
+    _record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous,
+            note=note)
+    _sync_debate(debate.id)
+    return item

@@ -1,0 +1,56 @@
+"""An analyst works a split vote in real headless Chromium, from login to override."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from reviews.models import ReviewItem
+from tests.reviews.conftest import SPLIT, run_offline
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, artifacts_dir,
+                                                          default_agents, django_user_model):
+    analyst = django_user_model.objects.create_user(
+        "dana", password="a-long-passphrase", is_staff=True
+    )
+    analyst.user_permissions.add(Permission.objects.get(codename="view_debate"))
+    debate = run_offline(SPLIT)
+    item = ReviewItem.objects.get(debate=debate, reason="split_vote")
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/reviews/")
+    page.fill("#id_username", "dana")
+    page.fill("#id_password", "a-long-passphrase")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/reviews/")
+    row = page.locator(f'tr[data-item="{item.pk}"]')
+    assert "Split vote" in row.inner_text()
+    assert "1\xa0ACT, 1\xa0WARN, 1\xa0REFUSE" in row.inner_text()
+    page.screenshot(path=str(artifacts_dir / "review-queue.png"))
+
+    row.get_by_role("link", name=SPLIT).click()
+    page.wait_for_url(f"{live_server.url}/reviews/{item.pk}/")
+    assert page.locator("h1").inner_text() == f"Review item #{item.pk}: Split vote"
+    page.get_by_role("button", name="Claim").click()
+    assert f"You claimed review item #{item.pk}." in page.locator(".messages").inner_text()
+    assert page.get_by_test_id("item-status").inner_text() == "Claimed (dana)"
+
+    page.get_by_label("Override it with").check()
+    page.select_option("#id_decision", "REFUSE")
+    page.fill("#id_note", "A yes/no answer here reads as personal investment advice.")
+    page.get_by_role("button", name="Resolve").click()
+    page.wait_for_url(f"{live_server.url}/reviews/")
+    assert "the decision is now REFUSE (the machine decided WARN)" in page.locator(
+        ".messages"
+    ).inner_text()
+    assert page.locator(f'tr[data-item="{item.pk}"]').count() == 0  # gone from the open queue
+
+    page.goto(f"{live_server.url}/reviews/{item.pk}/")
+    assert page.get_by_test_id("item-status").inner_text() == "Resolved (dana)"
+    decision = page.locator("dd", has=page.get_by_test_id("machine-decision")).first
+    assert decision.inner_text() == "REFUSE reviewer override; machine decided WARN"
+    page.screenshot(path=str(artifacts_dir / "review-override.png"), full_page=False)
+
+    page.goto(f"{live_server.url}/admin/debates/debate/{debate.pk}/change/")
+    assert "REFUSE (reviewer override; machine: WARN)" in page.locator("#content").inner_text()
