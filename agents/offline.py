@@ -529,7 +529,7 @@ def argument_reply(role: str, prompt: str) -> str:
                          f"still: {claim[0].lower()}{claim[1:]}")
             elif mine_now > theirs_now * CONCEDE_MARGIN:
                 confidence = min(0.95, confidence + 0.05)
-                claim = f"The other side has not answered the core point. {claim}"
+                claim = f"{claim} The other side has not answered the core point."
         if others:
             last = others[-1]
             quote = _first_sentence(last.text, 90)
