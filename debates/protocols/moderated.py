@@ -25,6 +25,7 @@ arguments and evaluations into SUPPORT / OPPOSE / UNCERTAIN. Replies give confid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agents.parsing import parse_argument, parse_moderation, parse_synthesis
@@ -172,7 +173,9 @@ class ModeratedProtocol:
             "",
         ]
 
-    def _argument_lines(self, arguments: list[tuple[int, ParticipantSpec, dict]]) -> list[str]:
+    def _argument_lines(
+        self, arguments: Sequence[tuple[int, ParticipantSpec, dict]]
+    ) -> list[str]:
         lines = []
         for round_number, p, parsed in arguments:
             details = parsed["details"]
@@ -209,14 +212,14 @@ class ModeratedProtocol:
 
     def argument_request(
         self, p: ParticipantSpec, round_number: int, history: list[dict],
-        this_round: list[tuple[int, ParticipantSpec, dict]] = (),
+        this_round: Sequence[tuple[int, ParticipantSpec, dict]] = (),
     ) -> CallRequest:
         stance, task = ROLE_BRIEFS[p.role]
         lines = self._header("argument", round_number, stance)
         lines += self._context(history, upto=round_number)
         if this_round:
             lines.append(f"This round (round {round_number}) so far:")
-            lines += self._argument_lines(list(this_round))
+            lines += self._argument_lines(this_round)
         lines += [
             "",
             task,

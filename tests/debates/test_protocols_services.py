@@ -207,6 +207,13 @@ def test_a_round_robin_debate_stores_each_turn_and_the_final_positions(default_a
         "Valuation Agent": 2, "Sentiment Agent": 2, "Fundamental Agent": 2}
 
 
+def test_s4_votes_still_point_at_the_revisions_they_lock(default_agents):
+    debate = run("What is the capital of France?", "s4")
+    votes = Vote.objects.filter(debate=debate).select_related("statement__round")
+    assert {(v.statement.kind, v.statement.round.number) for v in votes} == {("revision", 3)}
+    assert all(v.statement.participant_id == v.participant_id for v in votes)
+
+
 def test_no_consensus_is_stored_for_review(default_agents):
     debate = run("Should I buy Bitcoin now?", "round_robin", options={"max_rounds": 3})
     assert debate.decision == "NO_CONSENSUS"
