@@ -16,6 +16,10 @@ Public API:
 * :func:`parse_decision_label` - clean and validate a decision label.
 * :func:`parse_agent_decision` -> :class:`ParsedDecision` (never raises).
 * :func:`parse_challenge` -> :class:`ParsedChallenge` (never raises).
+* :func:`parse_unit_interval` - read a 0..1 confidence from many spellings.
+* :func:`parse_argument`, :func:`parse_moderation`, :func:`parse_synthesis` - the moderated
+  debate's replies (never raise).
+* :func:`parse_turn` -> :class:`ParsedTurn` - a round-robin turn and its stance (never raises).
 
 This module is pure Python and does not import Django.
 """
@@ -35,15 +39,25 @@ __all__ = [
     "FAILSAFE",
     "FAILSAFE_REASONING",
     "MAX_ARGUMENT_LENGTH",
+    "TURN_FAILSAFE_STANCE",
+    "ParsedArgument",
     "ParsedChallenge",
     "ParsedDecision",
+    "ParsedModeration",
+    "ParsedSynthesis",
+    "ParsedTurn",
     "extract_json_object",
     "get_field",
     "iter_json_objects",
     "parse_agent_decision",
+    "parse_argument",
     "parse_challenge",
     "parse_decision_label",
+    "parse_moderation",
     "parse_percent",
+    "parse_synthesis",
+    "parse_turn",
+    "parse_unit_interval",
 ]
 
 DECISIONS: tuple[str, ...] = ("ACT", "WARN", "REFUSE", "VETO")
@@ -721,3 +735,351 @@ def parse_challenge(text: str) -> ParsedChallenge:
         return ParsedChallenge("challenge", argument, None, False, "", tuple(notes))
     except Exception as exc:  # noqa: BLE001 - never raise on model output
         return ParsedChallenge("challenge", "", None, True, f"parser error: {type(exc).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Other protocols: shared pieces
+# ---------------------------------------------------------------------------
+
+#: Limits on the lists a reply may carry (evidence, open points ...): items beyond are dropped.
+MAX_LIST_ITEMS = 10
+MAX_ITEM_LENGTH = 500
+
+
+def parse_unit_interval(value: Any) -> float | None:
+    """Read a confidence on the 0..1 scale; None if unreadable.
+
+    The moderated debate asks for confidences between 0.0 and 1.0, so here (unlike
+    :func:`parse_percent`) the whole numbers ``0`` and ``1`` (and ``"1"``) mean 0.0 and 1.0.
+    Anything else is read as :func:`parse_percent` reads it and divided by 100: ``0.8``,
+    ``"0.8"``, ``"80%"`` and ``80`` all give 0.8. Results are clamped to 0..1.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and value in (0, 1):
+        return float(value)
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        return float(value.strip())
+    percent = parse_percent(value)
+    return None if percent is None else round(percent / 100.0, 6)
+
+
+def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], notes: list[str]) -> str:
+    value = get_field(obj, *names)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return _truncate_argument(value.strip(), notes)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        notes.append(f"{names[0]} given as a list")
+        return _truncate_argument(" ".join(item.strip() for item in value).strip(), notes)
+    notes.append(f"{names[0]} was not text")
+    return _truncate_argument(json.dumps(value, default=str), notes)
+
+
+def _string_list(obj: Mapping[str, Any], names: tuple[str, ...], notes: list[str]) -> list[str]:
+    """A list of short texts; a single text counts as a list of one. Never fails."""
+    value = get_field(obj, *names)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        notes.append(f"{names[0]} {_short(value)} ignored: not a list")
+        return []
+    items: list[str] = []
+    for item in value:
+        if isinstance(item, (int, float)) and not isinstance(item, bool):
+            item = str(item)
+        if isinstance(item, Mapping):
+            item = "; ".join(f"{k}: {v}" for k, v in item.items())
+        if not isinstance(item, str) or not item.strip():
+            continue
+        text = " ".join(item.split())
+        if len(text) > MAX_ITEM_LENGTH:
+            text = text[: MAX_ITEM_LENGTH - 3] + "..."
+        items.append(text)
+    if len(items) > MAX_LIST_ITEMS:
+        notes.append(f"{names[0]}: {len(items)} items, kept the first {MAX_LIST_ITEMS}")
+        items = items[:MAX_LIST_ITEMS]
+    return items
+
+
+def _unit_confidence(
+    obj: Mapping[str, Any], errors: list[str], notes: list[str], name: str = "confidence"
+) -> float | None:
+    raw = get_field(obj, name)
+    if raw is None:
+        errors.append(f"{name} missing")
+        return None
+    value = parse_unit_interval(raw)
+    if value is None:
+        errors.append(f"{name} {_short(raw)} is not a number between 0 and 1")
+        return None
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 1:
+        notes.append(f"{name} {_fmt(float(raw))} read as a percentage: {value:g}")
+    return value
+
+
+def _reply_object(text: Any) -> tuple[dict | None, str]:
+    if not isinstance(text, str):
+        return None, f"reply is not a string ({type(text).__name__})"
+    if not text.strip():
+        return None, "empty reply"
+    objects, reason = _find_objects(text)
+    return (objects[0], "") if objects else (None, reason)
+
+
+def _flag(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        cleaned = _clean_label(value).lower()
+        if cleaned in ("true", "yes", "y"):
+            return True
+        if cleaned in ("false", "no", "n"):
+            return False
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Moderated debate: arguments, the moderator's evaluation, the refiner's synthesis
+# ---------------------------------------------------------------------------
+
+SIDES: tuple[str, ...] = ("SUPPORT", "OPPOSE", "NEUTRAL")
+
+
+@dataclass(frozen=True)
+class ParsedArgument:
+    """A debater's argument (seed 003's DebateArgument, without the round, which we know).
+
+    ``confidence`` is on the 0..1 scale. ``side`` is the side the argument argues for, when
+    the debater chooses it (advocate, critic); ``None`` when its role fixes it.
+    """
+
+    content: str
+    confidence: float
+    supporting_evidence: tuple[str, ...]
+    side: str | None
+    parse_failed: bool
+    error: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def parse_argument(text: str, *, sides: Iterable[str] | None = None) -> ParsedArgument:
+    """Read ``{"content", "confidence" (0-1), "supporting_evidence": [...], "side"?}``.
+
+    ``content`` may also be called ``argument`` or ``reasoning``; ``supporting_evidence`` may
+    be called ``evidence`` (a single text counts as one item; missing means none, noted).
+    When ``sides`` is given the reply must name one of them as ``side`` (or ``stance`` /
+    ``position``); a missing or unknown side is read as NEUTRAL with a note: it then counts
+    for neither side. Missing content or confidence, or no JSON at all, fails the parse:
+    confidence 0 (the argument carries no weight). Never raises.
+    """
+    try:
+        obj, reason = _reply_object(text)
+        if obj is None:
+            return ParsedArgument("", 0.0, (), "NEUTRAL" if sides else None, True, reason)
+        notes: list[str] = []
+        errors: list[str] = []
+        content = _text_field(obj, ("content", "argument", "reasoning"), notes)
+        if not content:
+            errors.append("content missing")
+        confidence = _unit_confidence(obj, errors, notes)
+        evidence = _string_list(obj, ("supporting_evidence", "evidence"), notes)
+        if not evidence:
+            notes.append("no supporting evidence given")
+        side = None
+        if sides:
+            allowed = tuple(sides)
+            raw_side = get_field(obj, "side", "stance", "position")
+            side = parse_decision_label(raw_side, allowed) if raw_side is not None else None
+            if side is None:
+                shown = "missing" if raw_side is None else _short(raw_side)
+                notes.append(f"side {shown} is not one of {', '.join(allowed)}; read as NEUTRAL")
+                side = "NEUTRAL"
+        if errors:
+            return ParsedArgument(
+                content, 0.0, tuple(evidence), side, True, "; ".join(errors), tuple(notes)
+            )
+        return ParsedArgument(content, confidence, tuple(evidence), side, False, "", tuple(notes))
+    except Exception as exc:  # noqa: BLE001 - never raise on model output
+        return ParsedArgument("", 0.0, (), None, True, f"parser error: {type(exc).__name__}")
+
+
+@dataclass(frozen=True)
+class ParsedModeration:
+    """The moderator's evaluation of one round. Scores are on the 0..1 scale; a quality the
+    moderator did not give is ``None`` (the decision rules then use a stated neutral value)."""
+
+    pro_quality: float | None
+    con_quality: float | None
+    consensus_reached: bool
+    leaning: str
+    open_points: tuple[str, ...]
+    confidence: float
+    summary: str
+    parse_failed: bool
+    error: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def parse_moderation(text: str) -> ParsedModeration:
+    """Read ``{"pro_quality", "con_quality", "consensus_reached", "leaning", "open_points",
+    "confidence", "summary"}``.
+
+    Qualities and confidence are 0..1 (:func:`parse_unit_interval`); ``proponent_quality`` /
+    ``opponent_quality`` are accepted too. ``consensus_reached`` is a boolean (``"yes"`` /
+    ``"no"`` accepted; missing reads as false). ``leaning`` is one of SUPPORT, OPPOSE,
+    NEUTRAL (anything else reads as NEUTRAL). A missing or unreadable confidence, or no JSON,
+    fails the parse with confidence 0, which can never end the debate early. Never raises.
+    """
+    try:
+        obj, reason = _reply_object(text)
+        if obj is None:
+            return ParsedModeration(None, None, False, "NEUTRAL", (), 0.0, "", True, reason)
+        notes: list[str] = []
+        errors: list[str] = []
+        confidence = _unit_confidence(obj, errors, notes)
+        qualities: list[float | None] = []
+        for names in (("pro_quality", "proponent_quality"), ("con_quality", "opponent_quality")):
+            raw = get_field(obj, *names)
+            value = parse_unit_interval(raw) if raw is not None else None
+            if value is None:
+                notes.append(f"{names[0]} {'missing' if raw is None else _short(raw)}: not rated")
+            qualities.append(value)
+        raw_flag = get_field(obj, "consensus_reached", "consensus")
+        consensus = _flag(raw_flag)
+        if consensus is None:
+            notes.append(f"consensus_reached {_short(raw_flag)} read as false")
+            consensus = False
+        raw_leaning = get_field(obj, "leaning")
+        leaning = parse_decision_label(raw_leaning, SIDES) if raw_leaning is not None else None
+        if leaning is None:
+            leaning = "NEUTRAL"
+        open_points = _string_list(obj, ("open_points", "key_points"), notes)
+        summary = _text_field(obj, ("summary", "reasoning", "evaluation"), notes)
+        if errors:
+            return ParsedModeration(
+                qualities[0], qualities[1], False, leaning, tuple(open_points), 0.0, summary,
+                True, "; ".join(errors), tuple(notes),
+            )
+        return ParsedModeration(
+            qualities[0], qualities[1], consensus, leaning, tuple(open_points), confidence,
+            summary, False, "", tuple(notes),
+        )
+    except Exception as exc:  # noqa: BLE001 - never raise on model output
+        return ParsedModeration(
+            None, None, False, "NEUTRAL", (), 0.0, "", True, f"parser error: {type(exc).__name__}"
+        )
+
+
+@dataclass(frozen=True)
+class ParsedSynthesis:
+    synthesis: str
+    agreements: tuple[str, ...]
+    disagreements: tuple[str, ...]
+    resolution_paths: tuple[str, ...]
+    open_questions: tuple[str, ...]
+    confidence: float
+    parse_failed: bool
+    error: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def parse_synthesis(text: str) -> ParsedSynthesis:
+    """Read the refiner's ``{"synthesis", "agreements", "disagreements", "resolution_paths",
+    "open_questions", "confidence"}``. The synthesis text and a 0..1 confidence are required;
+    the lists may be missing. Never raises."""
+    try:
+        obj, reason = _reply_object(text)
+        if obj is None:
+            return ParsedSynthesis("", (), (), (), (), 0.0, True, reason)
+        notes: list[str] = []
+        errors: list[str] = []
+        synthesis = _text_field(obj, ("synthesis", "summary", "content"), notes)
+        if not synthesis:
+            errors.append("synthesis missing")
+        confidence = _unit_confidence(obj, errors, notes)
+        lists = [
+            tuple(_string_list(obj, (name,), notes))
+            for name in ("agreements", "disagreements", "resolution_paths", "open_questions")
+        ]
+        return ParsedSynthesis(
+            synthesis, *lists, 0.0 if errors else confidence, bool(errors), "; ".join(errors),
+            tuple(notes),
+        )
+    except Exception as exc:  # noqa: BLE001 - never raise on model output
+        return ParsedSynthesis("", (), (), (), (), 0.0, True, f"parser error: {type(exc).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Round-robin turns
+# ---------------------------------------------------------------------------
+
+#: The stance of a turn that could not be read: it agrees with no one, so it can never make
+#: (or fake) a consensus.
+TURN_FAILSAFE_STANCE = "ABSTAIN"
+
+
+@dataclass(frozen=True)
+class ParsedTurn:
+    """One round-robin turn: the agent's stance (one of the allowed labels), its confidence and
+    risk (0..100), its reasoning and the peers it answered."""
+
+    stance: str
+    confidence: float
+    risk: float
+    reasoning: str
+    responds_to: tuple[str, ...]
+    parse_failed: bool
+    error: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def parse_turn(text: str, *, stances: Iterable[str]) -> ParsedTurn:
+    """Read ``{"stance", "confidence", "risk", "reasoning", "responds_to"}``.
+
+    The stance is taken from the ``stance`` field (or ``decision`` / ``recommendation``) and
+    must be exactly one of ``stances`` (see :func:`parse_decision_label`): it is never guessed
+    from the reasoning text. Confidence and risk are percentages (:func:`parse_percent`).
+    Anything unreadable gives :data:`TURN_FAILSAFE_STANCE` with confidence 0 and risk 75,
+    marked ``parse_failed``. Never raises.
+    """
+    allowed = tuple(str(s).strip().upper() for s in stances)
+
+    def failed(error: str, notes: tuple[str, ...] = ()) -> ParsedTurn:
+        return ParsedTurn(TURN_FAILSAFE_STANCE, 0.0, 75.0, "", (), True, error, notes)
+
+    try:
+        obj, reason = _reply_object(text)
+        if obj is None:
+            return failed(reason)
+        notes: list[str] = []
+        errors: list[str] = []
+        raw_stance = get_field(obj, "stance", "decision", "recommendation")
+        stance = parse_decision_label(raw_stance, allowed) if raw_stance is not None else None
+        if raw_stance is None:
+            errors.append("stance missing")
+        elif stance is None:
+            errors.append(f"stance {_short(raw_stance)} is not one of {', '.join(allowed)}")
+        values: dict[str, float] = {}
+        for name, keys in (("confidence", ("confidence",)), ("risk", _RISK_KEYS)):
+            raw = get_field(obj, *keys)
+            value = parse_percent(raw) if raw is not None else None
+            if value is None:
+                errors.append(f"{name} {'missing' if raw is None else _short(raw)}")
+            else:
+                values[name] = value
+        reasoning = _text_field(obj, _REASONING_KEYS, notes)
+        if not reasoning:
+            notes.append("reasoning missing")
+        responds_to = _string_list(obj, ("responds_to", "addressed"), notes)
+        if errors or stance is None:
+            return failed("; ".join(errors), tuple(notes))
+        return ParsedTurn(
+            stance, values["confidence"], values["risk"], reasoning, tuple(responds_to), False,
+            "", tuple(notes),
+        )
+    except Exception as exc:  # noqa: BLE001 - never raise on model output
+        return failed(f"parser error: {type(exc).__name__}")

@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
+from debates.protocols import PROTOCOLS
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -26,7 +27,7 @@ class StatementInline(ReadOnlyInline):
     model = Statement
     fields = (
         "round", "participant", "kind", "previous_decision", "decision", "confidence", "risk",
-        "reasoning", "parse_failed", "notes",
+        "reasoning", "details", "parse_failed", "notes",
     )
 
     def get_queryset(self, request):
@@ -58,17 +59,32 @@ class LLMCallInline(ReadOnlyInline):
     verbose_name_plural = "LLM calls (raw output)"
 
 
+class ProtocolFilter(admin.SimpleListFilter):
+    """The protocols of the registry, by label (debates store the concrete protocol)."""
+
+    title = "protocol"
+    parameter_name = "protocol"
+
+    def lookups(self, request, model_admin):
+        return [(name, cls.label) for name, cls in PROTOCOLS.items()
+                if not getattr(cls, "is_selector", False)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(protocol=self.value()) if self.value() else queryset
+
+
 @admin.register(Debate)
 class DebateAdmin(admin.ModelAdmin):
     list_display = ("short_query", "protocol", "status", "decision", "effective_decision",
                     "review_status", "consensus_type", "injection", "created_by", "created_at",
                     "cost_usd")
-    list_filter = ("status", "decision", "review_status", "protocol", "consensus_type",
+    list_filter = ("status", "decision", "review_status", ProtocolFilter, "consensus_type",
                    "created_at")
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
-    readonly_fields = [f.name for f in Debate._meta.fields] + ["effective_decision"]
+    readonly_fields = ["protocol_summary", *(f.name for f in Debate._meta.fields),
+                       "effective_decision"]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 
     def has_add_permission(self, request):
@@ -90,6 +106,24 @@ class DebateAdmin(admin.ModelAdmin):
     @admin.display(description="Injection", boolean=True)
     def injection(self, obj):
         return bool(obj.injection_findings)
+
+    @admin.display(description="Protocol and options")
+    def protocol_summary(self, obj):
+        """The protocol's label and each option's value, with the registry's default."""
+        cls = PROTOCOLS.get(obj.protocol)
+        if cls is None:
+            return obj.protocol
+        rows = [
+            f"{name} = {obj.options.get(name, spec['default'])!r} "
+            f"(default {spec['default']!r})"
+            for name, spec in cls.options_schema.items()
+        ]
+        choice = obj.metadata.get("protocol_choice")
+        if choice:
+            rows.append(f"chosen by {choice['requested']}: {choice['reason']}")
+        return format_html(
+            "{}<br>{}", cls.label, format_html_join("", "{}<br>", ((r,) for r in rows))
+        )
 
 
 @admin.register(LLMCall)

@@ -194,11 +194,22 @@ class LLMCall(models.Model):
 
 
 class Statement(models.Model):
-    """An agent's position in a round: its analysis (round 1) or its revision (round 3)."""
+    """What an agent said in a round: an S4 analysis (round 1) or revision (round 3), a moderated
+    debate's argument, moderation or synthesis, or a round-robin turn.
+
+    `decision` holds the position taken: the S4 decision, the side argued (SUPPORT / OPPOSE /
+    NEUTRAL), the moderator's leaning, or the round-robin stance. `confidence` and `risk` are
+    0-100 (replies on a 0-1 scale are stored x100); `risk` is empty where none is assessed.
+    `details` holds the rest of a structured reply (evidence, the moderator's scores ...).
+    """
 
     class Kind(models.TextChoices):
         ANALYSIS = "analysis", "Analysis"
         REVISION = "revision", "Revision"
+        ARGUMENT = "argument", "Argument"
+        MODERATION = "moderation", "Moderation"
+        SYNTHESIS = "synthesis", "Synthesis"
+        TURN = "turn", "Turn"
 
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="statements")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="statements")
@@ -211,11 +222,12 @@ class Statement(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     decision = models.CharField(max_length=16)
     confidence = models.FloatField()
-    risk = models.FloatField()
+    risk = models.FloatField(null=True, blank=True)
     reasoning = models.TextField(blank=True)
     previous_decision = models.CharField(max_length=16, blank=True)
     parse_failed = models.BooleanField(default=False)
     notes = models.JSONField(default=list, blank=True)
+    details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -225,7 +237,8 @@ class Statement(models.Model):
                 fields=["round", "participant"], name="statement_one_per_participant_round"
             ),
             models.CheckConstraint(
-                condition=Q(confidence__gte=0, confidence__lte=100, risk__gte=0, risk__lte=100),
+                condition=Q(confidence__gte=0, confidence__lte=100)
+                & (Q(risk__isnull=True) | Q(risk__gte=0, risk__lte=100)),
                 name="statement_scores_0_100",
             ),
         ]

@@ -77,9 +77,50 @@ def _statement(s: Statement) -> dict[str, Any]:
     return data
 
 
+def _step_statement(s: Statement) -> dict[str, Any]:
+    """A statement of a non-S4 protocol: what kind of step, who, the position and the details.
+
+    Confidences are 0-100; the moderated debate's 0-1 confidences are also in `details`."""
+    data = {
+        "step": s.kind,
+        "agent": s.participant.name,
+        "role": s.participant.role,
+        "decision": s.decision,
+        "confidence": s.confidence,
+        "risk": s.risk,
+        "reasoning": s.reasoning,
+        "details": s.details,
+    }
+    if s.previous_decision:
+        data["before"] = s.previous_decision
+        data["changed_position"] = s.changed_position
+    if s.parse_failed:
+        data["parse_failed"] = True
+    if s.notes:
+        data["notes"] = s.notes
+    return data
+
+
+def _rounds_as_they_happened(debate: Debate, statements: list[Statement]) -> list[dict]:
+    by_round: dict[int, list[Statement]] = {}
+    for s in sorted(statements, key=lambda s: (s.round.number, s.call_id or 0)):
+        by_round.setdefault(s.round.number, []).append(s)
+    return [
+        {
+            "number": r.number,
+            "name": r.name,
+            "status": r.status,
+            "statements": [_step_statement(s) for s in by_round.get(r.number, [])],
+        }
+        for r in sorted(debate.rounds.all(), key=lambda r: r.number)
+    ]
+
+
 def debate_export(debate: Debate) -> dict[str, Any]:
     """The seed-000 logging shape: rounds 1-4 with their data, then the final decision.
 
+    Other protocols list their rounds as they happened, each with its statements in the order
+    they were made (`step`: argument, synthesis, moderation, turn ...).
     `debate` should come from `debate_detail_queryset()` so that this makes no queries.
     """
     statements = list(debate.statements.all())
@@ -119,12 +160,15 @@ def debate_export(debate: Debate) -> dict[str, Any]:
             for p in debate.participants.all()
         ],
         "models": models,
+        "options": debate.options,
         "rounds": [
             {"number": 1, "name": round_names.get(1, "Initial Analysis"), "data": analyses},
             {"number": 2, "name": round_names.get(2, "Challenge Round"), "data": challenges},
             {"number": 3, "name": round_names.get(3, "Revision Round"), "data": revisions},
             {"number": 4, "name": round_names.get(4, "Final Voting"), "votes": votes},
-        ],
+        ]
+        if debate.protocol == "s4"
+        else _rounds_as_they_happened(debate, statements),
         "final_decision": {
             "decision": debate.decision or None,
             "effective_decision": debate.effective_decision or None,
@@ -148,6 +192,8 @@ def debate_export(debate: Debate) -> dict[str, Any]:
         "completed_at": debate.completed_at.isoformat() if debate.completed_at else None,
         "error": debate.error or None,
     }
+    if debate.protocol != "s4":
+        export["final_positions"] = votes
     if any(is_offline_model(m) for m in models):
         export["notice"] = f"Produced by the {OFFLINE_NOTICE}."
     return export

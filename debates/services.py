@@ -19,7 +19,13 @@ from agents import gateway
 from agents.models import Agent
 from debates import defense
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
-from debates.protocols import ProtocolError, get_protocol
+from debates.protocols import (
+    OptionError,
+    ProtocolError,
+    effective_options,
+    get_protocol,
+    resolve_protocol,
+)
 from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
 from reviews.services import review_items_for_debate
 
@@ -74,26 +80,30 @@ def debate_create(
 ) -> Debate:
     """Validate and screen the input, store a queued debate with its participants, enqueue it.
 
-    Raises `ValidationError` (a dict of field -> message) and stores nothing on bad input.
+    `protocol` "auto" is resolved here (the debate stores the protocol it chose, and the choice
+    and why under `metadata["protocol_choice"]`). `options` are checked against the protocol's
+    schema and stored with every default filled in. Raises `ValidationError` (a dict of
+    field -> messages) and stores nothing on bad input.
     """
     try:
         query = defense.validate_query(query)
     except defense.QueryRejected as exc:
         raise ValidationError({"query": exc.message}) from exc
     try:
-        protocol_cls = get_protocol(protocol)
+        protocol_cls, choice = resolve_protocol(protocol, query)
     except ProtocolError as exc:
         raise ValidationError({"protocol": str(exc)}) from exc
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(protocol_cls.options_schema))
-    if unknown:
-        allowed = ", ".join(sorted(protocol_cls.options_schema)) or "none"
-        raise ValidationError(
-            {"options": f"Unknown option(s) for {protocol}: {', '.join(unknown)}. "
-             f"Allowed: {allowed}."}
-        )
+    try:
+        options = effective_options(protocol_cls, options)
+    except OptionError as exc:
+        prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
+        raise ValidationError({"options": [prefix + m for m in exc.errors.values()]}) from exc
+    protocol = protocol_cls.name
     chosen = _select_agents(protocol, agents)
-    specs = [participant_spec(a, model=gateway.resolve_model(a.model_name)) for a in chosen]
+    specs = [
+        participant_spec(a, model=gateway.resolve_model(a.model_name or options.get("model")))
+        for a in chosen
+    ]
     complex_query = defense.is_complex_query(query)
     try:
         protocol_cls(query=query, participants=specs, complex_query=complex_query, options=options)
@@ -109,6 +119,7 @@ def debate_create(
             query=query,
             protocol=protocol,
             options=options,
+            metadata={"protocol_choice": choice.as_dict()} if choice else {},
             created_by=created_by,
             injection_findings=findings,
             is_complex_query=complex_query,
@@ -273,7 +284,8 @@ class _DebateRunner:
                     results[request.key] = self._store(rnd, request, response)
             if errors:
                 raise errors[0]
-        self._complete_round(rnd)
+        if step.closes_round:
+            self._complete_round(rnd)
         return results
 
     def _call(self, request: CallRequest) -> gateway.LLMResponse:
@@ -342,8 +354,8 @@ class _DebateRunner:
             )
         else:
             previous = ""
-            if request.step == "revision":
-                previous = self.done.get(f"r1:{participant.slug}", {}).get("decision", "")
+            if request.previous_key:
+                previous = self.done.get(request.previous_key, {}).get("decision", "")
             Statement.objects.create(
                 debate=self.debate,
                 round=rnd,
@@ -357,24 +369,32 @@ class _DebateRunner:
                 previous_decision=previous,
                 parse_failed=parsed["parse_failed"],
                 notes=parsed.get("notes", []),
+                details=parsed.get("details", {}),
             )
         self.done[request.key] = parsed
         return parsed
 
     def _finish(self, outcome: Outcome) -> None:
         debate = self.debate
+        if outcome.decision.decision not in self.protocol.decisions:
+            raise RuntimeError(
+                f"{debate.protocol} decided {outcome.decision.decision!r}, which is not one of "
+                f"its decisions ({', '.join(self.protocol.decisions)})"
+            )
         with transaction.atomic():
             rnd = self._round(outcome.final_round_number, outcome.final_round_name)
+            keys = [v.statement_key for v in outcome.votes if v.statement_key]
             statements = {
-                s.participant_id: s
-                for s in Statement.objects.filter(debate=debate, kind=Statement.Kind.REVISION)
+                s.call.key: s
+                for s in Statement.objects.filter(debate=debate, call__key__in=keys)
+                .select_related("call")
             }
             Vote.objects.bulk_create(
                 [
                     Vote(
                         debate=debate,
                         participant=self.participants[v.participant],
-                        statement=statements.get(self.participants[v.participant].id),
+                        statement=statements.get(v.statement_key),
                         decision=v.decision,
                         confidence=v.confidence,
                         risk=v.risk,
@@ -390,7 +410,7 @@ class _DebateRunner:
                 tokens_out=Coalesce(Sum("tokens_out"), 0),
                 cost=Coalesce(Sum("cost_usd"), Decimal(0)),
             )
-            metadata = {**outcome.decision.metadata, **outcome.extra}
+            metadata = {**debate.metadata, **outcome.decision.metadata, **outcome.extra}
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
             finished = Debate.objects.filter(

@@ -32,8 +32,13 @@ def render_text(debate: Debate) -> str:
         f"Debate {debate.id}",
         f"Question: {debate.query}",
         f"Protocol: {debate.protocol}    Status: {debate.status}",
+        "Options:  " + (", ".join(f"{k}={v}" for k, v in debate.options.items() if v != "")
+                        or "none"),
         "Agents:   " + ", ".join(f"{p.name} ({p.model_name})" for p in participants),
     ]
+    choice = debate.metadata.get("protocol_choice")
+    if choice:
+        out.append(f"Chosen:   {choice['requested']} -> {choice['chosen']} ({choice['reason']})")
     if any(is_offline_model(p.model_name) for p in participants):
         out.append(f"Note:     answers come from the {OFFLINE_NOTICE}.")
     for finding in debate.injection_findings:
@@ -41,7 +46,41 @@ def render_text(debate: Debate) -> str:
                    f"\"{finding['excerpt']}\"")
     out.append("=" * WIDTH)
 
-    out.append(f"\nRound 1: {rounds.get(1, 'Initial Analysis')}")
+    if debate.protocol == "s4":
+        out.extend(_s4_rounds(debate, statements, rounds))
+    else:
+        out.extend(_rounds_as_they_happened(debate, statements, rounds))
+
+    out.append("")
+    out.append("=" * WIDTH)
+    if debate.status == Debate.Status.COMPLETED:
+        md = debate.metadata
+        out.append(f"DECISION: {debate.decision}")
+        if debate.is_overridden:
+            out.append(f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
+                       f"{debate.decision})")
+        out.append(_wrap(debate.reasoning, indent="  "))
+        if md.get("rule") == "confidence_weighted":
+            out.extend(_moderated_summary(md))
+        elif md.get("rule") == "round_robin_consensus":
+            out.extend(_round_robin_summary(md))
+        else:
+            out.extend(_s4_summary(md))
+        if md.get("review_reasons"):
+            out.append("  goes to review: " + ", ".join(md["review_reasons"]))
+    else:
+        out.append(f"STATUS: {debate.status}  {debate.error}")
+    duration = debate.duration_seconds
+    out.append(
+        f"  tokens in {debate.tokens_in}, out {debate.tokens_out}; cost ${debate.cost_usd}; "
+        f"time {duration:.2f} s" if duration is not None else ""
+    )
+    out.append("=" * WIDTH)
+    return "\n".join(out)
+
+
+def _s4_rounds(debate: Debate, statements: list[Statement], rounds: dict[int, str]) -> list[str]:
+    out = [f"\nRound 1: {rounds.get(1, 'Initial Analysis')}"]
     for s in statements:
         if s.kind == Statement.Kind.ANALYSIS:
             flag = "  [PARSE FAILURE: fail-safe REFUSE]" if s.parse_failed else ""
@@ -71,37 +110,126 @@ def render_text(debate: Debate) -> str:
     for v in debate.votes.all():
         out.append(f"  {v.participant.name:<16} {_position(v)}")
 
-    out.append("")
-    out.append("=" * WIDTH)
-    if debate.status == Debate.Status.COMPLETED:
-        md = debate.metadata
-        out.append(f"DECISION: {debate.decision}")
-        if debate.is_overridden:
-            out.append(f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
-                       f"{debate.decision})")
-        out.append(_wrap(debate.reasoning, indent="  "))
-        breakdown = md.get("vote_breakdown", {})
-        agreement = md.get("agreement_percentage")
-        out.append(
-            f"  agreement {'n/a' if agreement is None else f'{agreement}%'}  "
-            f"consensus {md.get('consensus_type')}  max risk {md.get('max_risk')}  "
-            f"avg confidence {md.get('avg_confidence')}  "
-            f"veto {'yes' if md.get('veto_applied') else 'no'}"
+    return out
+
+
+def _s4_summary(md: dict) -> list[str]:
+    breakdown = md.get("vote_breakdown", {})
+    agreement = md.get("agreement_percentage")
+    out = [
+        f"  agreement {'n/a' if agreement is None else f'{agreement}%'}  "
+        f"consensus {md.get('consensus_type')}  max risk {md.get('max_risk')}  "
+        f"avg confidence {md.get('avg_confidence')}  "
+        f"veto {'yes' if md.get('veto_applied') else 'no'}",
+        "  votes " + ", ".join(f"{k} {breakdown[k]}" for k in VOTE_ORDER if k in breakdown),
+    ]
+    if md.get("changed_position"):
+        out.append("  changed position: " + ", ".join(md["changed_position"]))
+    return out
+
+
+def _unit(value: float) -> str:
+    return f"{value / 100:.2f}"
+
+
+def _statement_lines(s: Statement) -> list[str]:
+    name = f"{s.participant.name:<18}"
+    flag = "  [PARSE FAILURE: no weight]" if s.parse_failed else ""
+    d = s.details or {}
+    if s.kind == Statement.Kind.ARGUMENT:
+        out = [f"  {name} argues {s.decision:<8} confidence {_unit(s.confidence)}{flag}",
+               _wrap(s.reasoning)]
+        out += [_wrap(f"evidence: {item}", indent="      ") for item in
+                d.get("supporting_evidence", [])]
+        return out
+    if s.kind == Statement.Kind.SYNTHESIS:
+        out = [f"  {name} synthesis, confidence {_unit(s.confidence)}{flag}", _wrap(s.reasoning)]
+        for label in ("agreements", "disagreements", "resolution_paths", "open_questions"):
+            if d.get(label):
+                out.append(_wrap(f"{label.replace('_', ' ')}: {'; '.join(d[label])}",
+                                 indent="      "))
+        return out
+    if s.kind == Statement.Kind.MODERATION:
+        quality = " / ".join(
+            f"{side} {'n/a' if d.get(key) is None else f'{d[key]:.2f}'}"
+            for side, key in (("pro", "pro_quality"), ("con", "con_quality"))
         )
-        out.append(
-            "  votes " + ", ".join(f"{k} {breakdown[k]}" for k in VOTE_ORDER if k in breakdown)
-        )
-        if md.get("changed_position"):
-            out.append("  changed position: " + ", ".join(md["changed_position"]))
+        out = [
+            f"  {name} evaluates: quality {quality}; leaning {s.decision}; consensus "
+            f"{'yes' if d.get('consensus_reached') else 'no'}; confidence "
+            f"{_unit(s.confidence)}{flag}",
+            _wrap(s.reasoning),
+        ]
+        out += [_wrap(f"open point: {point}", indent="      ") for point in
+                d.get("open_points", [])]
+        return out
+    change = ""
+    if s.previous_decision:
+        change = (f"  (changed {s.previous_decision} -> {s.decision})" if s.changed_position
+                  else f"  (kept {s.decision})")
+    risk = "" if s.risk is None else f"  risk {s.risk:>3g}"
+    flag = "  [PARSE FAILURE: counts as no stance]" if s.parse_failed else ""
+    out = [f"  {name} {s.decision:<7} confidence {s.confidence:>3g}{risk}{change}{flag}",
+           _wrap(s.reasoning)]
+    out += [_wrap(f"note: {note}", indent="      ") for note in s.notes]
+    return out
+
+
+def _rounds_as_they_happened(
+    debate: Debate, statements: list[Statement], rounds: dict[int, str]
+) -> list[str]:
+    """Every round with its statements in the order they were made."""
+    out: list[str] = []
+    by_round: dict[int, list[Statement]] = {}
+    for s in sorted(statements, key=lambda s: (s.round.number, s.call_id or 0)):
+        by_round.setdefault(s.round.number, []).append(s)
+    for number in sorted(rounds):
+        out.append(f"\nRound {number}: {rounds[number]}")
+        for s in by_round.get(number, []):
+            out.extend(_statement_lines(s))
+    votes = list(debate.votes.all())
+    if votes:
+        out.append("\nFinal positions")
+        for v in votes:
+            out.append(f"  {v.participant.name:<18} {_position(v)}")
+    return out
+
+
+def _moderated_summary(md: dict) -> list[str]:
+    ratio = md.get("strength_ratio")
+    confidences = ", ".join(f"{c:g}" for c in md.get("moderator_confidence_by_round", []))
+    out = [
+        f"  pro strength {md.get('pro_strength')}  con strength {md.get('con_strength')}  "
+        f"ratio {'n/a' if ratio is None else ratio} (more than {md.get('margin_required')}x "
+        f"needed)  decision confidence {md.get('decision_confidence')}",
+        f"  consensus {md.get('consensus_type')}  moderator confidence by round: {confidences} "
+        f"(stops above {md.get('consensus_threshold')}); {md.get('rounds_run')} of "
+        f"{md.get('max_rounds')} rounds",
+    ]
+    if md.get("open_points"):
+        out.append(_wrap("open points: " + "; ".join(md["open_points"]), indent="  "))
+    return out
+
+
+def _round_robin_summary(md: dict) -> list[str]:
+    participation = md.get("agent_participation", {})
+    order = md.get("speaking_order") or sorted(participation)
+    turns = ", ".join(f"{a} {participation[a]}" for a in order if a in participation)
+    if md.get("consensus_reached"):
+        consensus = (f"reached after round {md.get('consensus_round')} (first in round "
+                     f"{md.get('first_consensus_round')})")
     else:
-        out.append(f"STATUS: {debate.status}  {debate.error}")
-    duration = debate.duration_seconds
-    out.append(
-        f"  tokens in {debate.tokens_in}, out {debate.tokens_out}; cost ${debate.cost_usd}; "
-        f"time {duration:.2f} s" if duration is not None else ""
-    )
-    out.append("=" * WIDTH)
-    return "\n".join(out)
+        consensus = "not reached"
+    breakdown = ", ".join(f"{k} {v}" for k, v in md.get("stance_breakdown", {}).items())
+    out = [
+        f"  consensus {consensus}; share {md.get('agreement_share', 0):.0%} of agents "
+        f"(needs {md.get('consensus_threshold', 0):.0%}); stances {breakdown or 'none'}",
+        f"  turns: {turns}; {md.get('total_rounds')} rounds, {md.get('total_turns')} turns "
+        f"(at least {md.get('min_turns_per_agent')} each, at most {md.get('max_rounds')} rounds)",
+    ]
+    if md.get("changed_position"):
+        out.append("  changed position: " + ", ".join(md["changed_position"]))
+    return out
 
 
 # --- Markdown -----------------------------------------------------------------------------------
@@ -116,7 +244,8 @@ def _md(text: str) -> str:
 
 
 def _md_figures(item) -> str:
-    return f"**{item.decision}** (confidence {item.confidence:g}, risk {item.risk:g})"
+    risk = "" if item.risk is None else f", risk {item.risk:g}"
+    return f"**{item.decision}** (confidence {item.confidence:g}{risk})"
 
 
 def _md_round(view) -> list[str]:

@@ -1,17 +1,105 @@
-"""The protocol registry: every way to debate the service knows, by name."""
+"""The protocol registry: every way to debate the service knows, by name.
 
-from debates.protocols.base import ProtocolError
+Everything that offers a choice of protocol (the CLI, the admin, the API, the pages) reads
+`PROTOCOLS` or `protocol_catalog()`; `debate_create` validates options with
+`effective_options` and resolves `auto` with `resolve_protocol`, so the stored protocol is
+always a concrete one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debates.protocols.base import OptionError, ProtocolError, describe_options, validate_options
+from debates.protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
+from debates.protocols.round_robin import RoundRobinProtocol
 from debates.protocols.s4 import S4Protocol
+from debates.protocols.selection import ProtocolChoice, choose_protocol
 
-PROTOCOLS = {S4Protocol.name: S4Protocol}
+
+class AutoProtocol:
+    """Not a debate of its own: picks `round_robin` or `s4` from the question (seed 004's
+    trigger keywords) when the debate is created, and records the choice and why."""
+
+    name = "auto"
+    label = "Auto: round robin for investment/advice questions, otherwise S4"
+    description = (
+        "Picks round_robin when the question asks for an investment decision, recommendation, "
+        "advice, opinion, strategy or assessment (seed 004's trigger keywords), otherwise s4. "
+        "Options are those of the protocol it picks."
+    )
+    candidates = (RoundRobinProtocol.name, S4Protocol.name)
+    decisions = tuple(dict.fromkeys(S4Protocol.decisions + RoundRobinProtocol.decisions))
+    min_participants = min(S4Protocol.min_participants, RoundRobinProtocol.min_participants)
+    max_participants = max(S4Protocol.max_participants, RoundRobinProtocol.max_participants)
+    options_schema: dict[str, Any] = {}
+    is_selector = True
+
+    def __init__(self, **kwargs):
+        raise ProtocolError("'auto' is resolved to a concrete protocol when a debate is created.")
+
+
+PROTOCOLS = {
+    cls.name: cls
+    for cls in (
+        S4Protocol,
+        ModeratedProtocol,
+        ModeratedExtendedProtocol,
+        RoundRobinProtocol,
+        AutoProtocol,
+    )
+}
 
 
 def get_protocol(name: str):
     try:
         return PROTOCOLS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         known = ", ".join(sorted(PROTOCOLS))
         raise ProtocolError(f"Unknown protocol '{name}'. Known protocols: {known}.") from None
 
 
-__all__ = ["PROTOCOLS", "ProtocolError", "get_protocol"]
+def resolve_protocol(name: str, query: str) -> tuple[type, ProtocolChoice | None]:
+    """The concrete protocol class for `name`; for `auto`, also the choice and its reason."""
+    cls = get_protocol(name)
+    if getattr(cls, "is_selector", False):
+        choice = choose_protocol(query)
+        return PROTOCOLS[choice.chosen], choice
+    return cls, None
+
+
+def effective_options(protocol_cls, options: dict[str, Any] | None) -> dict[str, Any]:
+    """Options checked and converted, with every default filled in. Raises `OptionError`."""
+    effective = validate_options(protocol_cls.options_schema, options, protocol=protocol_cls.name)
+    check = getattr(protocol_cls, "check_options", None)
+    if check is not None:
+        check(effective)
+    return effective
+
+
+def protocol_catalog() -> list[dict[str, Any]]:
+    """Every protocol with its decisions, agent count and options (name, type, default ...)."""
+    return [
+        {
+            "name": cls.name,
+            "label": cls.label,
+            "description": getattr(cls, "description", ""),
+            "decisions": list(cls.decisions),
+            "min_participants": cls.min_participants,
+            "max_participants": cls.max_participants,
+            "options": describe_options(cls.options_schema),
+            "selector": getattr(cls, "is_selector", False),
+        }
+        for cls in PROTOCOLS.values()
+    ]
+
+
+__all__ = [
+    "PROTOCOLS",
+    "OptionError",
+    "ProtocolError",
+    "effective_options",
+    "get_protocol",
+    "protocol_catalog",
+    "resolve_protocol",
+]

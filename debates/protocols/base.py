@@ -9,11 +9,10 @@ scripted LLM in a test, and a re-run can feed it stored results instead of new c
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import math
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from debates.rules import Decision
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -31,19 +30,30 @@ class ParticipantSpec:
 
 @dataclass(frozen=True)
 class CallRequest:
+    """One LLM call. `key` is unique and deterministic within a debate: a re-run finds it stored.
+
+    `step` names what the call produces (and the kind of row stored for it); `previous_key`
+    names an earlier call whose decision this one revises (shown as "changed from ...").
+    """
+
     key: str
     participant: str
     round_number: int
     step: str
     messages: tuple[dict[str, str], ...]
     target: str | None = None
+    previous_key: str | None = None
 
 
 @dataclass(frozen=True)
 class Step:
+    """Calls that do not depend on each other. A round may take several steps (moderated:
+    arguments, then the moderator); `closes_round` is False on all but the last of them."""
+
     round_number: int
     round_name: str
     calls: tuple[CallRequest, ...]
+    closes_round: bool = True
 
 
 @dataclass(frozen=True)
@@ -53,12 +63,22 @@ class FinalVote:
     confidence: float
     risk: float
     reasoning: str
+    statement_key: str | None = None
+
+
+class DecisionResult(Protocol):
+    """What a protocol's rules return (`rules.Decision`, `moderation_rules.ModeratedDecision`,
+    `round_robin_rules.RoundRobinDecision`); `decision` is one of the protocol's `decisions`."""
+
+    decision: str
+    reasoning: str
+    metadata: dict
 
 
 @dataclass(frozen=True)
 class Outcome:
     votes: tuple[FinalVote, ...]
-    decision: Decision
+    decision: DecisionResult
     final_round_number: int
     final_round_name: str
     extra: dict[str, Any] = field(default_factory=dict)
@@ -70,3 +90,116 @@ StepGenerator = Generator[Step, Results, Outcome]
 
 class ProtocolError(ValueError):
     """The protocol cannot run with what it was given (e.g. too few participants)."""
+
+
+# --- options ------------------------------------------------------------------------------------
+#
+# A protocol's `options_schema` maps each option name to a plain dict:
+#   {"type": "int" | "float" | "str", "default": ..., "description": "...",
+#    optional "min"/"max" (inclusive bounds for numbers; length bounds for text),
+#    optional "choices" (allowed values)}.
+# `validate_options` checks what a user gave against it and fills in the defaults.
+
+MODEL_OPTION: dict[str, Any] = {
+    "type": "str",
+    "default": "",
+    "max": 200,
+    "description": (
+        "Default model for this debate's agents (a litellm model string such as "
+        "openai/gpt-4o-mini). An agent's own model wins; empty: the service default."
+    ),
+}
+
+_TRUE_TEXT = {"true", "yes", "on", "1"}
+_FALSE_TEXT = {"false", "no", "off", "0"}
+
+
+class OptionError(ValueError):
+    """Options a protocol cannot accept. `errors` maps each bad option to what to fix."""
+
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+def _coerce(name: str, spec: Mapping[str, Any], value: Any) -> Any:
+    kind = spec["type"]
+    if kind == "int":
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise ValueError(f"must be a whole number, got {value!r}") from None
+        elif isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a whole number, got {value!r}")
+    elif kind == "float":
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise ValueError(f"must be a number, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"must be a number, got {value!r}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number")
+    elif kind == "bool":
+        if isinstance(value, str) and value.strip().lower() in _TRUE_TEXT | _FALSE_TEXT:
+            value = value.strip().lower() in _TRUE_TEXT
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false, got {value!r}")
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise ValueError(f"must be text, got {value!r}")
+        value = value.strip()
+    else:  # pragma: no cover - a schema error, not a user error
+        raise TypeError(f"option {name}: unknown type {kind!r}")
+
+    if "choices" in spec and value not in spec["choices"]:
+        allowed = ", ".join(str(c) for c in spec["choices"])
+        raise ValueError(f"must be one of {allowed}, got {value!r}")
+    low, high = spec.get("min"), spec.get("max")
+    if kind in ("int", "float"):
+        if low is not None and value < low or high is not None and value > high:
+            raise ValueError(f"must be between {low:g} and {high:g}, got {value:g}")
+    elif kind == "str" and high is not None and len(value) > high:
+        raise ValueError(f"must be at most {high} characters, got {len(value)}")
+    return value
+
+
+def validate_options(
+    schema: Mapping[str, Mapping[str, Any]], options: Mapping[str, Any] | None, *, protocol: str
+) -> dict[str, Any]:
+    """The effective options: what was given, checked and converted, plus every default.
+
+    Raises `OptionError` naming each unknown or invalid option and what it accepts.
+    """
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionError({"options": "must be an object of option name -> value"})
+    given = dict(options or {})
+    errors: dict[str, str] = {}
+    unknown = sorted(str(k) for k in given if k not in schema)
+    if unknown:
+        allowed = ", ".join(sorted(schema)) or "none"
+        errors["options"] = (
+            f"Unknown option(s) for {protocol}: {', '.join(unknown)}. Allowed: {allowed}."
+        )
+    effective: dict[str, Any] = {}
+    for name, spec in schema.items():
+        if name not in given:
+            effective[name] = spec["default"]
+            continue
+        try:
+            effective[name] = _coerce(name, spec, given[name])
+        except ValueError as exc:
+            errors[name] = f"{name} {exc}."
+    if errors:
+        raise OptionError(errors)
+    return effective
+
+
+def describe_options(schema: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The schema as a JSON-ready list, for listings (CLI, API, pages)."""
+    return [{"name": name, **dict(spec)} for name, spec in schema.items()]

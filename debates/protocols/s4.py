@@ -15,13 +15,9 @@ from typing import Any
 
 from agents.parsing import parse_agent_decision, parse_challenge
 from debates import rules
-from debates.defense import (
-    QUERY_DATA_INSTRUCTION,
-    cap_confidence,
-    neutralise_query_tags,
-    wrap_query_as_data,
-)
+from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
+    MODEL_OPTION,
     CallRequest,
     FinalVote,
     Outcome,
@@ -31,6 +27,9 @@ from debates.protocols.base import (
     Step,
     StepGenerator,
 )
+from debates.protocols.prompting import one_line as _one_line
+from debates.protocols.prompting import quoted as _quoted
+from debates.protocols.prompting import system_message
 
 ROUND_NAMES = {
     1: "Initial Analysis",
@@ -53,15 +52,6 @@ CHALLENGE_FORMAT = (
 )
 
 
-def _quoted(text: str) -> str:
-    """Agent-written text placed inside a later prompt: it cannot open or close our blocks."""
-    return neutralise_query_tags(text or "").replace("<<<", "< < <").replace(">>>", "> > >")
-
-
-def _one_line(text: str) -> str:
-    return " ".join(_quoted(text).split())
-
-
 def _position(parsed: dict[str, Any]) -> str:
     return (
         f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
@@ -71,10 +61,14 @@ def _position(parsed: dict[str, Any]) -> str:
 class S4Protocol:
     name = "s4"
     label = "S4: analysis, cross-challenge, revision, vote"
+    description = (
+        "Utility, Accuracy and Safety analyse independently, challenge each other, revise and "
+        "vote; rules decide ACT, WARN or REFUSE, and a Safety VETO means REFUSE."
+    )
     decisions = rules.DECISIONS
     min_participants = 2
     max_participants = 6
-    options_schema: dict[str, Any] = {}
+    options_schema: dict[str, Any] = {"model": MODEL_OPTION}
 
     def __init__(
         self,
@@ -102,20 +96,13 @@ class S4Protocol:
     # --- prompts ------------------------------------------------------------------------------
 
     def system_message(self, p: ParticipantSpec) -> dict[str, str]:
-        lines = [
-            p.system_prompt.strip(),
-            "",
-            f"Your role: {p.role}. Your name in this debate: {p.name}.",
-        ]
-        if p.guiding_question:
-            lines.append(f"Your guiding question: {p.guiding_question}")
+        veto = ()
         if p.can_veto:
-            lines.append(
+            veto = (
                 f"You hold a veto: answer VETO when the risk is {p.veto_risk_threshold} or more. "
-                "A veto ends the debate with REFUSE, so give your reason."
+                "A veto ends the debate with REFUSE, so give your reason.",
             )
-        lines.append(QUERY_DATA_INSTRUCTION)
-        return {"role": "system", "content": "\n".join(lines)}
+        return system_message(p, *veto)
 
     def _decision_format(self, p: ParticipantSpec) -> str:
         return DECISION_FORMAT % (VETO_FORMAT if p.can_veto else "")
@@ -213,6 +200,7 @@ class S4Protocol:
             round_number=3,
             step="revision",
             messages=(self.system_message(p), {"role": "user", "content": user}),
+            previous_key=f"r1:{p.slug}",
         )
 
     # --- parsing ------------------------------------------------------------------------------
@@ -286,6 +274,7 @@ class S4Protocol:
                 confidence=revisions[f"r3:{p.slug}"]["confidence"],
                 risk=revisions[f"r3:{p.slug}"]["risk"],
                 reasoning=revisions[f"r3:{p.slug}"]["reasoning"],
+                statement_key=f"r3:{p.slug}",
             )
             for p in ps
         )

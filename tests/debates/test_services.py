@@ -84,7 +84,10 @@ def test_bad_query_is_rejected_with_a_message_and_nothing_is_stored(default_agen
 def test_unknown_protocol_is_rejected_naming_the_known_ones(default_agents):
     with pytest.raises(ValidationError) as info:
         services.debate_create(query="Is it raining?", protocol="chess")
-    assert "Known protocols: s4" in info.value.message_dict["protocol"][0]
+    assert (
+        "Known protocols: auto, moderated, moderated_extended, round_robin, s4."
+        in info.value.message_dict["protocol"][0]
+    )
     assert Debate.objects.count() == 0
 
 

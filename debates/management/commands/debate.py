@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from debates import selectors, services
 from debates.models import Debate
+from debates.protocols import protocol_catalog
 from debates.transcript import render_text
 
 
@@ -13,8 +14,19 @@ class Command(BaseCommand):
     help = "Run one debate and print its transcript and decision."
 
     def add_arguments(self, parser):
-        parser.add_argument("question", help="The question to debate.")
-        parser.add_argument("--protocol", default="s4", help="Debate protocol (default: s4).")
+        parser.add_argument("question", nargs="?", help="The question to debate.")
+        parser.add_argument(
+            "--protocol", default="s4",
+            help="Debate protocol (default: s4); --list-protocols shows them all.",
+        )
+        parser.add_argument(
+            "--option", action="append", default=[], metavar="KEY=VALUE",
+            help="A protocol option, e.g. --option max_rounds=3 (repeatable).",
+        )
+        parser.add_argument(
+            "--list-protocols", action="store_true",
+            help="List the protocols with their options and defaults, and exit.",
+        )
         parser.add_argument(
             "--agents", default="", help="Comma-separated agent slugs (default: the protocol's)."
         )
@@ -28,13 +40,21 @@ class Command(BaseCommand):
             "--timeout", type=float, default=300, help="Seconds to wait for the worker."
         )
 
-    def handle(self, *args, question, protocol, agents, in_process, json: bool, timeout, **opts):
+    def handle(self, *args, question, protocol, agents, in_process, json: bool, timeout,
+               option, list_protocols, **opts):
+        if list_protocols:
+            self._list_protocols(json)
+            return
+        if question is None:
+            raise CommandError("Give the question to debate (or --list-protocols).")
+        options = _parse_options(option)
         if not in_process:
             self._require_worker()
         slugs = [s.strip() for s in agents.split(",") if s.strip()] or None
         try:
             debate = services.debate_create(
-                query=question, protocol=protocol, agents=slugs, enqueue=not in_process
+                query=question, protocol=protocol, agents=slugs, options=options,
+                enqueue=not in_process,
             )
         except ValidationError as exc:
             messages = "; ".join(
@@ -52,6 +72,30 @@ class Command(BaseCommand):
             self.stdout.write(render_text(debate))
         if debate.status == Debate.Status.FAILED:
             raise CommandError(f"The debate failed: {debate.error}")
+
+    def _list_protocols(self, as_json: bool):
+        catalog = protocol_catalog()
+        if as_json:
+            self.stdout.write(_json_dumps(catalog))
+            return
+        for entry in catalog:
+            agents = (f"{entry['min_participants']} agents" if entry["min_participants"] ==
+                      entry["max_participants"] else
+                      f"{entry['min_participants']}-{entry['max_participants']} agents")
+            self.stdout.write(f"{entry['name']}: {entry['label']}")
+            self.stdout.write(f"    {entry['description']}")
+            self.stdout.write(f"    decisions: {', '.join(entry['decisions'])}; {agents}")
+            for opt in entry["options"]:
+                bounds = ""
+                if "choices" in opt:
+                    bounds = f", one of {'/'.join(opt['choices'])}"
+                elif opt["type"] in ("int", "float") and "min" in opt:
+                    bounds = f", {opt['min']:g}-{opt['max']:g}"
+                default = opt["default"] if opt["default"] != "" else "(none)"
+                self.stdout.write(
+                    f"    --option {opt['name']}=...  ({opt['type']}, default {default}{bounds})"
+                    f": {opt['description']}"
+                )
 
     def _require_worker(self):
         from config.celery import app
@@ -77,6 +121,18 @@ class Command(BaseCommand):
             f"The debate {debate.id} did not finish within {timeout:g} s; it is still "
             f"{status}. Check the worker's log."
         )
+
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CommandError(f"--option takes KEY=VALUE, e.g. max_rounds=3; got {pair!r}.")
+        if key.strip() in options:
+            raise CommandError(f"--option {key.strip()} is given twice.")
+        options[key.strip()] = value.strip()
+    return options
 
 
 def _json_dumps(data):
