@@ -53,7 +53,9 @@ class UserAdmin(BaseUserAdmin):
     def issue_api_token(self, request, queryset):
         for user in queryset:
             try:
-                _, raw = services.token_issue(user=user, name=f"Issued in the admin by {request.user}")
+                _, raw = services.token_issue(
+                    user=user, name=f"Issued in the admin by {request.user}"
+                )
             except ValidationError as exc:
                 self.message_user(request, " ".join(exc.messages), messages.ERROR)
                 continue

@@ -17,7 +17,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             return None
         if len(header) != 2:
             raise exceptions.AuthenticationFailed(
-                _("Send the header as 'Authorization: Bearer <token>', with no spaces in the token.")
+                _("Send the header as 'Authorization: Bearer <token>' (one token, no spaces).")
             )
         try:
             raw = header[1].decode("ascii")
