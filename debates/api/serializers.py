@@ -6,6 +6,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.validators import UniqueValidator
 
 from agents.models import Agent
 from debates import selectors, webhooks
@@ -263,7 +264,12 @@ class AgentSerializer(serializers.ModelSerializer):
             if drf_field is serializers.CharField
         },
     }
-    slug = StrictSlugField(max_length=50)
+    slug = StrictSlugField(
+        max_length=50,
+        validators=[
+            UniqueValidator(Agent.objects.all(), message="An agent with this slug exists.")
+        ],
+    )
     temperature = StrictFloatField(min_value=0.0, max_value=2.0, required=False)
     veto_risk_threshold = StrictIntegerField(min_value=0, max_value=100, required=False)
     position = StrictIntegerField(min_value=0, max_value=32767, required=False)

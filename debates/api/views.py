@@ -211,7 +211,7 @@ class AgentViewSet(
                 serializer.save()
         except IntegrityError:  # a concurrent request took the name or slug
             raise ValidationError(
-                {"non_field_errors": "An agent with this name or slug already exists."}
+                {"non_field_errors": ["An agent with this name or slug already exists."]}
             ) from None
 
 
