@@ -5,7 +5,9 @@ from __future__ import annotations
 import uuid
 
 from django.db import IntegrityError, transaction
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
+from django.views import defaults
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -118,7 +120,7 @@ class DebateViewSet(
         return super().get_throttles()
 
     def list(self, request, *args, **kwargs):
-        params = s.DebateListQuerySerializer(data=request.query_params)
+        params = s.DebateListQuerySerializer(data=request.query_params.dict())
         params.is_valid(raise_exception=True)
         self.ordering = (params.validated_data["ordering"],)
         self.page_size = params.validated_data["page_size"]
@@ -266,3 +268,20 @@ class HealthView(APIView):
             status=status.HTTP_200_OK if ok else status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Cache-Control": "no-store"},
         )
+
+
+# --- site-wide error pages: JSON under /api/, the usual pages elsewhere ---------------------------
+
+
+def not_found(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": "Not found. The endpoints are listed at /api/docs/."}, status=404
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Internal server error."}, status=500)
+    return defaults.server_error(request)
