@@ -248,7 +248,8 @@ def deliver(
     if row is None:
         return AttemptResult(status="duplicate", retry=False)
     last = attempt >= settings.WEBHOOK_MAX_ATTEMPTS
-    owner = Debate.objects.select_related("created_by").get(id=debate_id).created_by
+    debate = Debate.objects.select_related("created_by").filter(id=debate_id).first()
+    owner = debate.created_by if debate else None
     status_code = None
     excerpt = error = ""
     retryable = False

@@ -119,10 +119,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    # Swagger UI and Redoc come from drf-spectacular-sidecar's static files: no CDN.
+    # Swagger UI comes from drf-spectacular-sidecar's static files: no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "DebateStatusEnum": "debates.models.Debate.Status",
         "ProtocolEnum": "debates.api.serializers.PROTOCOL_NAMES",

@@ -35,10 +35,13 @@ def test_the_schema_validates_without_warnings(db):
         assert f"{path}:" in schema
 
 
-def test_the_schema_is_served_as_json(client):
+def test_the_schema_is_served_as_json_and_the_docs_page_loads_nothing_from_elsewhere(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     assert response.json()["info"]["title"] == "Debate service API"
+    html = client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    assert "https://" not in html and "//cdn" not in html
 
 
 @pytest.mark.django_db(transaction=True)
