@@ -242,3 +242,22 @@ def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings)
         t.join()
     assert sorted(codes) == [202] * 3 + [429] * 5
     assert Debate.objects.count() == 3
+
+
+def test_production_settings_refuse_private_callback_addresses_whatever_the_environment():
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+           "DJANGO_SECRET_KEY": "x" * 50, "DJANGO_ALLOWED_HOSTS": "example.org",
+           "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup(); from django.conf import settings;"
+         " print(settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES)"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
