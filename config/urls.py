@@ -10,3 +10,6 @@ urlpatterns = [
     path("reviews/", include("reviews.urls")),
     path("api/", include("debates.api.urls")),
 ]
+
+handler404 = "debates.api.views.not_found"
+handler500 = "debates.api.views.server_error"

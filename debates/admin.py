@@ -2,7 +2,15 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
+from debates.models import (
+    Challenge,
+    Debate,
+    LLMCall,
+    Participant,
+    Statement,
+    Vote,
+    WebhookDelivery,
+)
 from debates.protocols import PROTOCOLS
 
 
@@ -146,3 +154,27 @@ class LLMCallAdmin(admin.ModelAdmin):
         url = reverse("admin:debates_debate_change", args=[obj.debate_id])
         return format_html('<a href="{}">{}</a>', url, obj.debate.query[:50])
 
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """Every attempt to deliver a webhook event; retries of one event share its event id."""
+
+    list_display = ("event", "debate_link", "attempt", "status", "status_code", "url",
+                    "created_at", "duration_ms")
+    list_filter = ("status", "event", "status_code", "created_at")
+    search_fields = ("event_id", "debate__id", "url", "error")
+    date_hierarchy = "created_at"
+    list_select_related = ("debate",)
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Debate")
+    def debate_link(self, obj):
+        url = reverse("admin:debates_debate_change", args=[obj.debate_id])
+        return format_html('<a href="{}">{}</a>', url, obj.debate.query[:50])

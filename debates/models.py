@@ -52,6 +52,10 @@ class Debate(models.Model):
     injection_findings = models.JSONField(default=list, blank=True)
     is_complex_query = models.BooleanField(default=False)
 
+    callback_url = models.URLField(
+        max_length=2000, blank=True, help_text="Where the debate's webhook events are posted."
+    )
+
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
@@ -314,3 +318,65 @@ class Vote(models.Model):
 
     def __str__(self):
         return f"{self.participant}: {self.decision}"
+
+
+class IdempotencyKey(models.Model):
+    """An `Idempotency-Key` a user sent when starting a debate: a retry with the same key and
+    the same request gets the same debate back; the same key with another request is refused."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys"
+    )
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64, help_text="SHA-256 of the validated request.")
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+
+class WebhookDelivery(models.Model):
+    """One attempt to deliver one webhook event. Retries of an event share its `event_id`."""
+
+    class Event(models.TextChoices):
+        DEBATE_COMPLETED = "debate.completed", "Debate completed"
+        DEBATE_FAILED = "debate.failed", "Debate failed"
+        REVIEW_RESOLVED = "review.resolved", "Review resolved"
+
+    class Status(models.TextChoices):
+        SENDING = "sending", "Sending"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed, will retry"
+        GAVE_UP = "gave_up", "Failed, no more retries"
+
+    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event_id = models.UUIDField(db_index=True)
+    event = models.CharField(max_length=30, choices=Event.choices)
+    url = models.URLField(max_length=2000)
+    payload = models.JSONField()
+    attempt = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SENDING)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_excerpt = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["event_id", "attempt"], name="webhook_delivery_one_row_per_attempt"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.event} #{self.attempt} -> {self.url}"

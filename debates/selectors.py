@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
 from debates.live import DebateSoFar, arrange
@@ -56,6 +56,45 @@ def debate_so_far(*, debate_id, user) -> DebateSoFar:
     """The debate so far, arranged round by round and agent by agent, with the calls in
     flight: the live page's read, in a constant number of queries however long the debate."""
     return arrange(debate_get_visible(debate_id=debate_id, user=user))
+
+
+def debate_list(
+    *,
+    user,
+    status: str = "",
+    decision: str = "",
+    machine_decision: str = "",
+    protocol: str = "",
+    consensus_type: str = "",
+    review_status: str | None = None,
+    created_after=None,
+    created_before=None,
+    search: str = "",
+) -> QuerySet[Debate]:
+    """The debates `user` may see, filtered. `decision` is the effective decision (a reviewer's
+    override, else the rules'); `machine_decision` is the rules' own."""
+    qs = debates_visible_to(user).select_related("created_by")
+    if status:
+        qs = qs.filter(status=status)
+    if decision:
+        qs = qs.filter(
+            Q(decision_override=decision) | Q(decision_override="", decision=decision)
+        )
+    if machine_decision:
+        qs = qs.filter(decision=machine_decision)
+    if protocol:
+        qs = qs.filter(protocol=protocol)
+    if consensus_type:
+        qs = qs.filter(consensus_type=consensus_type)
+    if review_status is not None:
+        qs = qs.filter(review_status=review_status)
+    if created_after:
+        qs = qs.filter(created_at__gte=created_after)
+    if created_before:
+        qs = qs.filter(created_at__lt=created_before)
+    if search:
+        qs = qs.filter(query__icontains=search)
+    return qs
 
 
 def _statement(s: Statement) -> dict[str, Any]:

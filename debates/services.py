@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from agents import gateway
 from agents.models import Agent
-from debates import defense
+from debates import defense, webhooks
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -76,6 +76,7 @@ def debate_create(
     agents: list[str] | None = None,
     options: dict[str, Any] | None = None,
     created_by=None,
+    callback_url: str = "",
     enqueue: bool = True,
 ) -> Debate:
     """Validate and screen the input, store a queued debate with its participants, enqueue it.
@@ -99,6 +100,8 @@ def debate_create(
         prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
         raise ValidationError({"options": [prefix + m for m in exc.errors.values()]}) from exc
     protocol = protocol_cls.name
+    if callback_url and (problem := webhooks.callback_url_problem(callback_url)):
+        raise ValidationError({"callback_url": problem})
     chosen = _select_agents(protocol, agents)
     specs = [
         participant_spec(a, model=gateway.resolve_model(a.model_name or options.get("model")))
@@ -123,6 +126,7 @@ def debate_create(
             created_by=created_by,
             injection_findings=findings,
             is_complex_query=complex_query,
+            callback_url=callback_url,
         )
         Participant.objects.bulk_create(
             Participant(
@@ -211,11 +215,14 @@ def _readable_error(exc: BaseException) -> str:
 
 def debate_fail(*, debate_id, error: str) -> bool:
     """Mark a debate that cannot finish as failed, with the reason. Leaves ended ones alone."""
-    return bool(
+    failed = bool(
         Debate.objects.filter(
             id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
         ).update(status=Debate.Status.FAILED, error=error[:5000], completed_at=timezone.now())
     )
+    if failed:
+        webhooks.notify_debate_event(debate_id=debate_id, event=webhooks.Event.DEBATE_FAILED)
+    return failed
 
 
 class _DebateRunner:
@@ -431,3 +438,7 @@ class _DebateRunner:
                 raise RuntimeError("the debate stopped running while it was being completed")
             # Outcomes that need a human are queued in the same transaction as the decision.
             review_items_for_debate(debate=debate)
+            if debate.callback_url:
+                webhooks.notify_debate_event(
+                    debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED
+                )

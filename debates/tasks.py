@@ -2,8 +2,9 @@
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 
-from debates import services
+from debates import services, webhooks
 
 
 @shared_task(name="debates.run_debate", acks_late=True, reject_on_worker_lost=True)
@@ -16,3 +17,20 @@ def run_debate(debate_id: str) -> str:
         )
         return "timed out"
     return debate.status if debate else "skipped"
+
+
+@shared_task(name="debates.deliver_webhook", bind=True, acks_late=True, max_retries=None)
+def deliver_webhook(self, *, event_id: str, debate_id: str, event: str, url: str,
+                    payload: dict) -> str:
+    """One attempt per run; a failed attempt is retried later, with exponential backoff."""
+    attempt = self.request.retries + 1
+    result = webhooks.deliver(
+        event_id=event_id, debate_id=debate_id, event=event, url=url, payload=payload,
+        attempt=attempt,
+    )
+    if result.retry:
+        raise self.retry(
+            countdown=webhooks.retry_delay(attempt),
+            max_retries=settings.WEBHOOK_MAX_ATTEMPTS - 1,
+        )
+    return result.status

@@ -1,5 +1,23 @@
-from django.urls import path  # noqa: F401
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from debates.api import views
 
 app_name = "api"
 
-urlpatterns: list = []
+router = SimpleRouter()
+router.register("debates", views.DebateViewSet, basename="debate")
+router.register("agents", views.AgentViewSet, basename="agent")
+
+v1 = [
+    *router.urls,
+    path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
+    path("health/", views.HealthView.as_view(), name="health"),
+]
+
+urlpatterns = [
+    path("v1/", include(v1)),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]

@@ -1,0 +1,66 @@
+"""Readiness checks: can this process reach PostgreSQL and Redis, and does a worker answer?"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import connection, transaction
+
+
+def _database(timeout: float) -> str:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = %s", [int(timeout * 1000)])
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return "PostgreSQL answered."
+
+
+def _redis(timeout: float) -> str:
+    client = redis.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
+    try:
+        client.ping()
+    finally:
+        client.close()
+    return "Redis answered."
+
+
+def _worker(timeout: float) -> str:
+    from config.celery import app
+
+    with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
+        conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
+        replies = app.control.ping(timeout=timeout, connection=conn, limit=1)
+    if not replies:
+        raise RuntimeError(f"No Celery worker answered a ping within {timeout:g} s.")
+    names = sorted(name for reply in replies for name in reply)
+    return f"A worker answered: {names[0]}."
+
+
+CHECKS: dict[str, Callable[[float], str]] = {
+    "database": _database,
+    "redis": _redis,
+    "worker": _worker,
+}
+
+
+def run_checks() -> tuple[bool, dict[str, dict[str, Any]]]:
+    timeout = settings.HEALTH_CHECK_TIMEOUT
+    results: dict[str, dict[str, Any]] = {}
+    for name, check in CHECKS.items():
+        started = time.monotonic()
+        try:
+            detail, ok = check(timeout), True
+        except Exception as exc:  # noqa: BLE001 - any failure means "not ready", with its reason
+            detail, ok = f"{type(exc).__name__}: {exc}"[:500], False
+        results[name] = {
+            "ok": ok,
+            "detail": detail,
+            "duration_ms": round((time.monotonic() - started) * 1000, 1),
+        }
+    return all(r["ok"] for r in results.values()), results

@@ -1,0 +1,296 @@
+"""Serializers: validate what clients send, shape what they get back. No business logic."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.validators import UniqueValidator
+
+from agents.models import Agent
+from debates import selectors, webhooks
+from debates.defense import MAX_QUERY_LENGTH
+from debates.models import Debate
+from debates.protocols import PROTOCOLS
+
+PROTOCOL_NAMES = sorted(PROTOCOLS)
+DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
+ORDERINGS = ["-created_at", "created_at", "-cost_usd", "cost_usd"]
+REVIEW_STATUSES = ["none", *(c for c in Debate.ReviewStatus.values if c)]
+
+
+# --- strict JSON types --------------------------------------------------------------------------
+
+
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: 42 or true is a wrong type, not the text "42"."""
+
+    default_error_messages = {"invalid": "Expected a string, got {kind}."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class StrictSlugField(serializers.SlugField):
+    default_error_messages = {"invalid_type": "Expected a string, got {kind}."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid_type", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class StrictURLField(serializers.URLField):
+    default_error_messages = {"invalid_type": "Expected a string, got {kind}."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid_type", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    default_error_messages = {"invalid_type": "Expected an integer, got {kind}."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid_type", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class StrictFloatField(serializers.FloatField):
+    default_error_messages = {"invalid_type": "Expected a number, got {kind}."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid_type", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"invalid_type": "Expected true or false, got {kind}."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid_type", kind=type(data).__name__)
+        return data
+
+
+class BlankAsNullCharField(serializers.CharField):
+    """Read-only text that is empty until it is known: sent as null rather than ""."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        return value or None
+
+
+# --- starting a debate --------------------------------------------------------------------------
+
+
+class DebateCreateSerializer(serializers.Serializer):
+    question = StrictCharField(
+        max_length=MAX_QUERY_LENGTH,
+        help_text=f"The question to debate (1-{MAX_QUERY_LENGTH} characters).",
+        error_messages={
+            "blank": "Ask a question: it may not be empty.",
+            "required": "Ask a question: this field is required.",
+            "max_length": "The question is too long: at most {max_length} characters.",
+        },
+    )
+    protocol = serializers.ChoiceField(
+        choices=PROTOCOL_NAMES,
+        default="s4",
+        help_text="How the agents debate.",
+        error_messages={
+            "invalid_choice": "'{input}' is not a known protocol. Known: "
+            + ", ".join(PROTOCOL_NAMES)
+            + "."
+        },
+    )
+    agents = serializers.ListField(
+        child=StrictSlugField(max_length=50),
+        required=False,
+        max_length=10,
+        help_text="Agent slugs, in speaking order. Default: the protocol's default agents.",
+    )
+    options = serializers.DictField(
+        required=False, help_text="Options the protocol allows (S4 takes none)."
+    )
+    callback_url = StrictURLField(
+        required=False,
+        max_length=2000,
+        help_text="An http(s) URL that receives signed webhook events about this debate.",
+    )
+
+    def validate_callback_url(self, value: str) -> str:
+        if problem := webhooks.callback_url_problem(value):
+            raise serializers.ValidationError(problem)
+        return value
+
+
+class DebateAcceptedSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Debate
+        fields = ["id", "status", "url", "created_at"]
+
+    def get_url(self, debate: Debate) -> str:
+        return debate_url(self.context["request"], debate)
+
+
+def debate_url(request, debate: Debate) -> str:
+    return request.build_absolute_uri(reverse("api:debate-detail", args=[debate.id]))
+
+
+# --- reading debates ----------------------------------------------------------------------------
+
+
+class DebateSummarySerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    question = serializers.CharField(source="query", read_only=True)
+    decision = BlankAsNullCharField(
+        source="effective_decision",
+        help_text="What the service answers: a reviewer's override if any, else the rules'.",
+    )
+    machine_decision = BlankAsNullCharField(source="decision", help_text="The rules' decision.")
+    review_status = BlankAsNullCharField(
+        help_text="null: no review needed; pending, resolved or dismissed."
+    )
+    consensus_type = BlankAsNullCharField()
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Debate
+        fields = [
+            "id", "url", "question", "protocol", "status", "decision", "machine_decision",
+            "review_status", "consensus_type", "tokens_in", "tokens_out", "cost_usd",
+            "created_by", "created_at", "started_at", "completed_at",
+        ]
+        read_only_fields = fields
+
+    def get_url(self, debate: Debate) -> str:
+        return debate_url(self.context["request"], debate)
+
+
+class DebateDetailSerializer(DebateSummarySerializer):
+    decision_override = BlankAsNullCharField(help_text="A reviewer's verdict, if any.")
+    callback_url = BlankAsNullCharField()
+    error = BlankAsNullCharField()
+    injection_suspected = serializers.SerializerMethodField()
+    duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
+    transcript = serializers.SerializerMethodField(
+        help_text="Every round, statement, challenge and vote, in the seed-000 logging shape."
+    )
+
+    class Meta(DebateSummarySerializer.Meta):
+        fields = [
+            *DebateSummarySerializer.Meta.fields,
+            "options", "reasoning", "metadata", "decision_override", "is_overridden",
+            "injection_suspected", "callback_url", "attempts", "error", "duration_seconds",
+            "transcript",
+        ]
+        read_only_fields = fields
+
+    def get_injection_suspected(self, debate: Debate) -> bool:
+        return bool(debate.injection_findings)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_transcript(self, debate: Debate) -> dict:
+        return selectors.debate_export(debate)
+
+
+class DebateListQuerySerializer(serializers.Serializer):
+    """The list's query parameters."""
+
+    status = serializers.ChoiceField(choices=Debate.Status.values, required=False)
+    decision = serializers.ChoiceField(
+        choices=DECISIONS, required=False, help_text="The effective decision."
+    )
+    machine_decision = serializers.ChoiceField(choices=DECISIONS, required=False)
+    protocol = serializers.ChoiceField(choices=PROTOCOL_NAMES, required=False)
+    consensus_type = serializers.SlugField(
+        max_length=20, required=False, help_text="e.g. unanimous, strong_majority, split, veto."
+    )
+    review_status = serializers.ChoiceField(
+        choices=REVIEW_STATUSES, required=False, help_text="none: no review was needed."
+    )
+    created_after = serializers.DateTimeField(required=False, help_text="Inclusive.")
+    created_before = serializers.DateTimeField(required=False, help_text="Exclusive.")
+    q = serializers.CharField(
+        max_length=200, required=False, help_text="Text the question contains (any case)."
+    )
+    ordering = serializers.ChoiceField(choices=ORDERINGS, default="-created_at")
+    page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
+
+    def validate(self, attrs):
+        after, before = attrs.get("created_after"), attrs.get("created_before")
+        if after and before and after >= before:
+            raise serializers.ValidationError(
+                {"created_before": "created_before must be later than created_after."}
+            )
+        return attrs
+
+    def filters(self) -> dict:
+        data = self.validated_data
+        review = data.get("review_status")
+        return {
+            "status": data.get("status", ""),
+            "decision": data.get("decision", ""),
+            "machine_decision": data.get("machine_decision", ""),
+            "protocol": data.get("protocol", ""),
+            "consensus_type": data.get("consensus_type", ""),
+            "review_status": None if review is None else ("" if review == "none" else review),
+            "created_after": data.get("created_after"),
+            "created_before": data.get("created_before"),
+            "search": data.get("q", ""),
+        }
+
+
+# --- agents -------------------------------------------------------------------------------------
+
+
+class AgentSerializer(serializers.ModelSerializer):
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        **{
+            field: StrictCharField
+            for field, drf_field in serializers.ModelSerializer.serializer_field_mapping.items()
+            if drf_field is serializers.CharField
+        },
+    }
+    slug = StrictSlugField(
+        max_length=50,
+        validators=[
+            UniqueValidator(Agent.objects.all(), message="An agent with this slug exists.")
+        ],
+    )
+    temperature = StrictFloatField(min_value=0.0, max_value=2.0, required=False)
+    veto_risk_threshold = StrictIntegerField(min_value=0, max_value=100, required=False)
+    position = StrictIntegerField(min_value=0, max_value=32767, required=False)
+    can_veto = StrictBooleanField(required=False)
+    is_active = StrictBooleanField(required=False)
+    protocols = serializers.ListField(
+        child=serializers.ChoiceField(choices=PROTOCOL_NAMES),
+        required=False,
+        help_text="Protocols this agent takes part in by default.",
+    )
+
+    class Meta:
+        model = Agent
+        fields = [
+            "slug", "name", "role", "guiding_question", "system_prompt", "model_name",
+            "temperature", "can_veto", "veto_risk_threshold", "protocols", "position",
+            "is_active", "created_at", "updated_at",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+
+
+class WebhookSecretSerializer(serializers.Serializer):
+    secret = serializers.CharField(read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)

@@ -1,0 +1,287 @@
+"""API views: check input, call a service or a selector, render. Nothing else lives here."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import IntegrityError, transaction
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.views import defaults
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import services as account_services
+from agents.models import Agent
+from debates import selectors
+from debates.api import health
+from debates.api import serializers as s
+from debates.api.exceptions import IdempotencyKeyReused
+from debates.api.pagination import DebateCursorPagination
+from debates.api.services import IdempotencyConflict, debate_start
+from debates.api.throttling import DebateCreateThrottle
+
+MESSAGE = inline_serializer("Message", {"detail": serializers.CharField()})
+FIELD_ERRORS = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description="Bad input: an object of field name -> list of messages saying what to fix.",
+)
+UNAUTHENTICATED = OpenApiResponse(
+    MESSAGE, description="No credentials, or a token that is unknown or revoked."
+)
+FORBIDDEN = OpenApiResponse(MESSAGE, description="Not allowed for this user.")
+NOT_FOUND = OpenApiResponse(MESSAGE, description="No such object visible to this user.")
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description=(
+        "Makes retries safe: the same key with the same body returns the same debate; with a "
+        "different body, 422. Up to 255 printable ASCII characters, e.g. a UUID."
+    ),
+)
+
+
+def _idempotency_key(request) -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not all(" " <= ch <= "~" for ch in key):
+        raise ValidationError(
+            {"Idempotency-Key": "Use 1 to 255 printable ASCII characters, e.g. a UUID."}
+        )
+    return key
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List debates",
+        description="Your debates (staff: everyone's), newest first unless `ordering` says "
+        "otherwise, a page at a time: follow `next` until it is null.",
+        parameters=[s.DebateListQuerySerializer],
+        responses={200: s.DebateSummarySerializer(many=True), 400: FIELD_ERRORS,
+                   401: UNAUTHENTICATED},
+    ),
+    retrieve=extend_schema(
+        summary="Read a debate",
+        description="Status, decisions, metadata, usage and the full transcript.",
+        parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
+        responses={200: s.DebateDetailSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    ),
+    create=extend_schema(
+        summary="Start a debate",
+        description="Stores the debate and queues it for a worker; poll its `url` or give a "
+        "`callback_url` for a signed webhook when it ends.",
+        request=s.DebateCreateSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={
+            202: s.DebateAcceptedSerializer,
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+            422: OpenApiResponse(MESSAGE, description="Idempotency-Key reused with another body."),
+            429: OpenApiResponse(
+                MESSAGE, description="Too many debates started; retry after `Retry-After` s."
+            ),
+        },
+    ),
+)
+class DebateViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    pagination_class = DebateCursorPagination
+    parser_classes = [JSONParser]
+    service_field_names = {"query": "question"}
+
+    def get_queryset(self):
+        return selectors.debates_visible_to(self.request.user)
+
+    def get_serializer_class(self):
+        if self.action == "retrieve":
+            return s.DebateDetailSerializer
+        if self.action == "create":
+            return s.DebateCreateSerializer
+        return s.DebateSummarySerializer
+
+    def get_throttles(self):
+        if self.action == "create":
+            return [DebateCreateThrottle()]
+        return super().get_throttles()
+
+    def list(self, request, *args, **kwargs):
+        params = s.DebateListQuerySerializer(data=request.query_params.dict())
+        params.is_valid(raise_exception=True)
+        self.ordering = (params.validated_data["ordering"],)
+        self.page_size = params.validated_data["page_size"]
+        debates = selectors.debate_list(user=request.user, **params.filters())
+        page = self.paginate_queryset(debates)
+        data = s.DebateSummarySerializer(page, many=True, context={"request": request}).data
+        return self.get_paginated_response(data)
+
+    def retrieve(self, request, *args, **kwargs):
+        try:
+            debate_id = uuid.UUID(kwargs["pk"])
+        except ValueError:
+            raise NotFound("No debate has this id; ids are UUIDs.") from None
+        debate = get_object_or_404(
+            selectors.debate_detail_queryset().filter(
+                id__in=selectors.debates_visible_to(request.user).values("id")
+            ),
+            id=debate_id,
+        )
+        return Response(s.DebateDetailSerializer(debate, context={"request": request}).data)
+
+    def create(self, request, *args, **kwargs):
+        key = _idempotency_key(request)
+        serializer = s.DebateCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            debate, created = debate_start(
+                user=request.user, idempotency_key=key, **serializer.validated_data
+            )
+        except IdempotencyConflict:
+            raise IdempotencyKeyReused from None
+        body = s.DebateAcceptedSerializer(debate, context={"request": request}).data
+        headers = {"Location": body["url"]}
+        if not created:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+
+
+class IsStaffOrReadOnly(permissions.BasePermission):
+    message = "Only staff may create or change agents."
+
+    def has_permission(self, request, view):
+        if not (request.user and request.user.is_authenticated):
+            return False
+        return request.method in permissions.SAFE_METHODS or request.user.is_staff
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List agents",
+                       responses={200: s.AgentSerializer(many=True), 401: UNAUTHENTICATED}),
+    retrieve=extend_schema(summary="Read an agent",
+                           responses={200: s.AgentSerializer, 401: UNAUTHENTICATED,
+                                      404: NOT_FOUND}),
+    create=extend_schema(summary="Create an agent (staff)",
+                         responses={201: s.AgentSerializer, 400: FIELD_ERRORS,
+                                    401: UNAUTHENTICATED, 403: FORBIDDEN}),
+    update=extend_schema(summary="Replace an agent (staff)",
+                         responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
+                                    401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}),
+    partial_update=extend_schema(summary="Change an agent (staff)",
+                                 responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
+                                            401: UNAUTHENTICATED, 403: FORBIDDEN,
+                                            404: NOT_FOUND}),
+)
+class AgentViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Agents debates are made of. Existing debates keep a snapshot of their agents."""
+
+    queryset = Agent.objects.all()
+    serializer_class = s.AgentSerializer
+    permission_classes = [IsStaffOrReadOnly]
+    parser_classes = [JSONParser]
+    lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+
+    def perform_create(self, serializer):
+        self._save(serializer)
+
+    def perform_update(self, serializer):
+        self._save(serializer)
+
+    def _save(self, serializer):
+        try:
+            with transaction.atomic():
+                serializer.save()
+        except IntegrityError:  # a concurrent request took the name or slug
+            raise ValidationError(
+                {"non_field_errors": ["An agent with this name or slug already exists."]}
+            ) from None
+
+
+class WebhookSecretView(APIView):
+    """The secret your webhook events are signed with; POST replaces it."""
+
+    parser_classes = [JSONParser]
+
+    @extend_schema(summary="Read your webhook signing secret",
+                   responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED})
+    def get(self, request):
+        secret = account_services.webhook_secret_get(user=request.user)
+        return Response(s.WebhookSecretSerializer(secret).data)
+
+    @extend_schema(summary="Rotate your webhook signing secret", request=None,
+                   responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED})
+    def post(self, request):
+        secret = account_services.webhook_secret_rotate(user=request.user)
+        return Response(s.WebhookSecretSerializer(secret).data)
+
+
+HEALTH_STATUSES = ["ok", "unavailable"]
+HEALTH_CHECK = inline_serializer(
+    "HealthCheck",
+    {"ok": serializers.BooleanField(), "detail": serializers.CharField(),
+     "duration_ms": serializers.FloatField()},
+)
+HEALTH = inline_serializer(
+    "Health",
+    {
+        "status": serializers.ChoiceField(choices=HEALTH_STATUSES),
+        "checks": inline_serializer(
+            "HealthChecks",
+            {"database": HEALTH_CHECK, "redis": HEALTH_CHECK, "worker": HEALTH_CHECK},
+        ),
+    },
+)
+
+
+class HealthView(APIView):
+    """Readiness: 200 when PostgreSQL and Redis answer and a Celery worker answers a ping."""
+
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(summary="Readiness check", auth=[],
+                   responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")})
+    def get(self, request):
+        ok, checks = health.run_checks()
+        return Response(
+            {"status": "ok" if ok else "unavailable", "checks": checks},
+            status=status.HTTP_200_OK if ok else status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Cache-Control": "no-store"},
+        )
+
+
+# --- site-wide error pages: JSON under /api/, the usual pages elsewhere ---------------------------
+
+
+def not_found(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": "Not found. The endpoints are listed at /api/docs/."}, status=404
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Internal server error."}, status=500)
+    return defaults.server_error(request)

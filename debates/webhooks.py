@@ -1,0 +1,307 @@
+"""Webhooks: a signed JSON event POSTed to a debate's `callback_url` when something happens to it.
+
+Events: ``debate.completed``, ``debate.failed`` and ``review.resolved``. Each is signed with the
+debate owner's webhook secret: ``X-Debate-Signature: sha256=<hex>``, the HMAC-SHA256 of
+``<X-Debate-Timestamp>.<raw body>``. Delivery runs in a Celery task (`debates.tasks`) that
+retries with exponential backoff, a bounded number of times; every attempt is a
+`WebhookDelivery` row, visible in the admin.
+
+Callers schedule an event inside their transaction; it is sent only if that commits:
+
+* the debate runner calls `notify_debate_event` when a debate completes or fails;
+* the review service calls `notify_review_resolved(debate_id=...)` after storing a verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from debates.models import Debate, WebhookDelivery
+
+logger = logging.getLogger(__name__)
+
+Event = WebhookDelivery.Event
+SIGNATURE_HEADER = "X-Debate-Signature"
+TIMESTAMP_HEADER = "X-Debate-Timestamp"
+EVENT_HEADER = "X-Debate-Event"
+DELIVERY_HEADER = "X-Debate-Delivery"
+RESPONSE_EXCERPT_BYTES = 2000
+RETRYABLE_STATUS = {408, 425, 429}
+
+
+# --- signing (what a receiver repeats to verify) ----------------------------------------------
+
+
+def signature(*, secret: str, timestamp: str, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return "sha256=" + mac.hexdigest()
+
+
+def verify_signature(
+    *, secret: str, timestamp: str, body: bytes, header: str, tolerance: int | None = 300
+) -> bool:
+    """True when `header` is the signature of `body` at `timestamp` (and, with a tolerance in
+    seconds, the timestamp is recent, which stops replays of old events)."""
+    if tolerance is not None:
+        try:
+            if abs(time.time() - int(timestamp)) > tolerance:
+                return False
+        except ValueError:
+            return False
+    expected = signature(secret=secret, timestamp=timestamp, body=body)
+    return hmac.compare_digest(expected, header)
+
+
+def encode_body(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+
+
+# --- where events may go ----------------------------------------------------------------------
+
+
+def callback_url_problem(url: str, *, allow_private: bool | None = None) -> str | None:
+    """What is wrong with `url` as a callback target, or None.
+
+    Only http and https. Unless private addresses are allowed (settings), the host must resolve,
+    and only to public addresses: no loopback, private, link-local (cloud metadata), multicast
+    or reserved ones, so a callback cannot reach into the service's own network.
+    """
+    if allow_private is None:
+        allow_private = settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "Enter a valid URL."
+    if parts.scheme not in ("http", "https"):
+        return "Only http:// and https:// callback URLs are accepted."
+    host = parts.hostname
+    if not host:
+        return "The callback URL needs a host name."
+    if allow_private:
+        return None
+    try:
+        infos = socket.getaddrinfo(
+            host, port or (443 if parts.scheme == "https" else 80), type=socket.SOCK_STREAM
+        )
+    except (OSError, UnicodeError):
+        return f"The host '{host}' could not be resolved; use a public host name or address."
+    for *_, sockaddr in infos:
+        address = ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        if (
+            not address.is_global
+            or address.is_multicast
+            or address.is_reserved
+            or address.is_unspecified
+        ):
+            return (
+                f"The host '{host}' resolves to {address}, a private, loopback or link-local "
+                "address. Callbacks must go to a public address."
+            )
+    return None
+
+
+# --- scheduling -------------------------------------------------------------------------------
+
+
+def notify_debate_event(*, debate_id, event: str) -> None:
+    """Send `event` for the debate once the current transaction commits (nothing happens when
+    the debate has no callback URL)."""
+    transaction.on_commit(lambda: _enqueue(debate_id=debate_id, event=event), robust=True)
+
+
+def notify_review_resolved(*, debate_id) -> None:
+    """For the review service: call inside the transaction that stores the verdict."""
+    notify_debate_event(debate_id=debate_id, event=Event.REVIEW_RESOLVED)
+
+
+def event_payload(*, debate: Debate, event: str, event_id: uuid.UUID) -> dict[str, Any]:
+    """The event body: a snapshot of the debate as it was when the event happened."""
+    return {
+        "id": str(event_id),
+        "event": str(event),
+        "created_at": timezone.now().isoformat(),
+        "debate": {
+            "id": str(debate.id),
+            "path": reverse("api:debate-detail", args=[debate.id]),
+            "question": debate.query,
+            "protocol": debate.protocol,
+            "status": debate.status,
+            "decision": debate.effective_decision or None,
+            "machine_decision": debate.decision or None,
+            "review_status": debate.review_status or None,
+            "consensus_type": debate.consensus_type or None,
+            "reasoning": debate.reasoning,
+            "error": debate.error or None,
+            "created_at": debate.created_at.isoformat(),
+            "completed_at": debate.completed_at.isoformat() if debate.completed_at else None,
+        },
+    }
+
+
+def _enqueue(*, debate_id, event: str) -> None:
+    from debates.tasks import deliver_webhook
+
+    debate = (
+        Debate.objects.filter(id=debate_id, created_by__isnull=False)
+        .exclude(callback_url="")
+        .first()
+    )
+    if debate is None:
+        return
+    event_id = uuid.uuid4()
+    deliver_webhook.delay(
+        event_id=str(event_id),
+        debate_id=str(debate.id),
+        event=str(event),
+        url=debate.callback_url,
+        payload=event_payload(debate=debate, event=event, event_id=event_id),
+    )
+
+
+# --- delivering -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    status: str
+    retry: bool
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds to wait after failed attempt number `attempt` (1-based): doubling, capped."""
+    return min(
+        settings.WEBHOOK_RETRY_BASE_DELAY * 2 ** (attempt - 1), settings.WEBHOOK_RETRY_MAX_DELAY
+    )
+
+
+def _claim_attempt(
+    *, event_id, debate_id, event: str, url: str, payload: dict, attempt: int
+) -> WebhookDelivery | None:
+    """The row for this attempt, or None when another delivery of the same task has it.
+
+    A row left 'sending' by a worker that died is taken over once it is clearly stale.
+    """
+    row, created = WebhookDelivery.objects.get_or_create(
+        event_id=event_id,
+        attempt=attempt,
+        defaults={"debate_id": debate_id, "event": event, "url": url, "payload": payload},
+    )
+    if created:
+        return row
+    if row.status != WebhookDelivery.Status.SENDING:
+        return None
+    now = timezone.now()
+    stale_before = now - timedelta(seconds=2 * settings.WEBHOOK_TIMEOUT + 30)
+    taken = WebhookDelivery.objects.filter(
+        pk=row.pk, status=WebhookDelivery.Status.SENDING, created_at__lt=stale_before
+    ).update(created_at=now)
+    return row if taken else None
+
+
+def _post(*, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    with requests.post(
+        url,
+        data=body,
+        headers=headers,
+        timeout=settings.WEBHOOK_TIMEOUT,
+        allow_redirects=False,
+        stream=True,
+    ) as response:
+        excerpt = response.raw.read(RESPONSE_EXCERPT_BYTES, decode_content=True) or b""
+        return response.status_code, excerpt.decode("utf-8", errors="replace")
+
+
+def deliver(
+    *, event_id, debate_id, event: str, url: str, payload: dict, attempt: int
+) -> AttemptResult:
+    """Make delivery attempt number `attempt` of one event and record it.
+
+    Retried: network errors, timeouts, 5xx, 408/425/429, while attempts remain. Not retried:
+    other answers (the receiver refused the event) and callback URLs no longer allowed.
+    """
+    from accounts.services import webhook_secret_get
+
+    row = _claim_attempt(
+        event_id=event_id, debate_id=debate_id, event=event, url=url, payload=payload,
+        attempt=attempt,
+    )
+    if row is None:
+        return AttemptResult(status="duplicate", retry=False)
+    last = attempt >= settings.WEBHOOK_MAX_ATTEMPTS
+    debate = Debate.objects.select_related("created_by").filter(id=debate_id).first()
+    owner = debate.created_by if debate else None
+    status_code = None
+    excerpt = error = ""
+    retryable = False
+    started = time.monotonic()
+    problem = callback_url_problem(url)
+    if owner is None:
+        error = "The debate has no owner whose secret could sign the event."
+    elif problem:
+        error = f"Not sent: {problem}"
+    else:
+        body = encode_body(payload)
+        timestamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "debate-service-webhooks/1",
+            EVENT_HEADER: event,
+            DELIVERY_HEADER: str(event_id),
+            TIMESTAMP_HEADER: timestamp,
+            SIGNATURE_HEADER: signature(
+                secret=webhook_secret_get(user=owner).secret, timestamp=timestamp, body=body
+            ),
+        }
+        try:
+            status_code, excerpt = _post(url=url, body=body, headers=headers)
+        except requests.RequestException as exc:
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+            retryable = True
+        else:
+            if 300 <= status_code < 400:
+                error = "The receiver answered with a redirect; redirects are not followed."
+            elif status_code >= 500 or status_code in RETRYABLE_STATUS:
+                retryable = True
+            elif status_code >= 400:
+                error = "The receiver refused the event."
+    if status_code is not None and 200 <= status_code < 300:
+        status = WebhookDelivery.Status.DELIVERED
+    elif retryable and not last:
+        status = WebhookDelivery.Status.FAILED
+    else:
+        status = WebhookDelivery.Status.GAVE_UP
+    row.status = status
+    row.status_code = status_code
+    row.response_excerpt = excerpt
+    row.error = error
+    row.duration_ms = int((time.monotonic() - started) * 1000)
+    row.finished_at = timezone.now()
+    row.save(
+        update_fields=[
+            "status", "status_code", "response_excerpt", "error", "duration_ms", "finished_at"
+        ]
+    )
+    if status != WebhookDelivery.Status.DELIVERED:
+        logger.info("webhook %s attempt %s to %s: %s %s", event_id, attempt, url, status,
+                    status_code or error)
+    return AttemptResult(status=status, retry=status == WebhookDelivery.Status.FAILED)

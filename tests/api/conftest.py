@@ -1,0 +1,111 @@
+"""API fixtures: users, tokens and clients that authenticate the way programs do."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from accounts.services import token_issue
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counters(redis_client):
+    """Throttle windows live in Redis; each test starts with none (other keys are left)."""
+    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
+    for key in redis_client.scan_iter(f"{prefix}:*throttle:*"):
+        redis_client.delete(key)
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("ana", password="a-long-passphrase")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("ben", password="a-long-passphrase")
+
+
+@pytest.fixture
+def staff_user(django_user_model):
+    return django_user_model.objects.create_user(
+        "sam", password="a-long-passphrase", is_staff=True
+    )
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        _, raw = token_issue(user=user, name="tests")
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+@pytest.fixture
+def api(user):
+    return client_for(user)
+
+
+@pytest.fixture
+def other_api(other_user):
+    return client_for(other_user)
+
+
+@pytest.fixture
+def staff_api(staff_user):
+    return client_for(staff_user)
+
+
+@pytest.fixture
+def anon_api():
+    return APIClient()
+
+
+class Receiver:
+    """A real HTTP server on 127.0.0.1 that records what it is sent and answers with the
+    status codes it was told to, in order (then 200)."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        self.requests: list[dict] = []
+        self.statuses: list[int] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "body": body}
+                    )
+                    status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                self.wfile.write(f"answered {status}".encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/debates"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def answer(self, *statuses: int) -> None:
+        self.statuses.extend(statuses)
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()

@@ -1,0 +1,109 @@
+"""The OpenAPI schema: valid without warnings, served with offline docs, and the API keeps to it
+(schemathesis, a bounded number of generated requests per operation)."""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import urlsplit
+
+import pytest
+import schemathesis
+from django.core.management import call_command
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from accounts.services import token_issue
+
+
+def test_the_schema_validates_without_warnings(db):
+    out = io.StringIO()
+    call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
+    schema = out.getvalue()
+    assert "openapi: 3.0.3" in schema
+    for path in ("/api/v1/debates/", "/api/v1/debates/{id}/", "/api/v1/agents/{slug}/",
+                 "/api/v1/health/", "/api/v1/webhook-secret/"):
+        assert f"{path}:" in schema
+
+
+def test_the_schema_is_served_as_json_and_the_docs_page_loads_nothing_from_elsewhere(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert response.json()["info"]["title"] == "Debate service API"
+    html = client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    assert "https://" not in html and "//cdn" not in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_interactive_docs_work_offline_in_chromium(live_server, page, artifacts_dir):
+    hosts: set[str] = set()
+    page.on("request", lambda request: hosts.add(urlsplit(request.url).netloc))
+    page.goto(f"{live_server.url}/api/docs/")
+    page.wait_for_selector("text=Start a debate")
+    page.wait_for_selector("text=Readiness check")
+    page.screenshot(path=str(artifacts_dir / "api-docs.png"), full_page=False)
+    assert hosts == {urlsplit(live_server.url).netloc}
+
+
+# --- schemathesis -----------------------------------------------------------------------------
+
+
+# Loaded from the app itself and exercised in-process (WSGI). The readiness check is left out:
+# it pings workers for up to a second and takes no input.
+schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application()).exclude(
+    path="/api/v1/health/"
+)
+
+
+@pytest.fixture
+def in_process_requests(db, default_agents):
+    """Requests made straight to the WSGI app run on the test's database connection: they must
+    not close it at their start and end (Django's test client does the same)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def staff_token(staff_user, settings):
+    settings.DEBATE_API_CREATE_RATE = "100000/minute"
+    _, raw = token_issue(user=staff_user, name="schemathesis")
+    return raw
+
+
+@schema.parametrize()
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_the_api_keeps_to_its_schema(case, in_process_requests, staff_token):
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {staff_token}"},
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_headers_conformance,
+            response_schema_conformance,
+            negative_data_rejection,
+        ],
+    )
+
+
+def test_unknown_api_paths_get_a_json_404_and_other_pages_the_html_one(api, client):
+    response = api.get("/api/v1/nothing-here/")
+    assert response.status_code == 404
+    assert "/api/docs/" in response.json()["detail"]
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404
+    assert page["Content-Type"].startswith("text/html")
