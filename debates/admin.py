@@ -62,7 +62,8 @@ class LLMCallInline(ReadOnlyInline):
 class DebateAdmin(admin.ModelAdmin):
     list_display = ("short_query", "protocol", "status", "decision", "consensus_type",
                     "injection", "created_by", "created_at", "cost_usd")
-    list_filter = ("status", "decision", "protocol", "consensus_type", "created_at")
+    list_filter = ("status", "decision", "protocol", "consensus_type", "created_at",
+                   ("schedule", admin.RelatedOnlyFieldListFilter))
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)

@@ -3,7 +3,7 @@
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from debates import services
+from debates import recovery, services
 
 
 @shared_task(name="debates.run_debate", acks_late=True, reject_on_worker_lost=True)
@@ -16,3 +16,9 @@ def run_debate(debate_id: str) -> str:
         )
         return "timed out"
     return debate.status if debate else "skipped"
+
+
+@shared_task(name="debates.recover_stuck_debates")
+def recover_stuck_debates() -> str:
+    """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE)."""
+    return str(recovery.recover_stuck_debates())

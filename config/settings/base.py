@@ -24,9 +24,11 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "django_celery_beat",
     "agents",
     "debates",
     "reviews",
+    "schedules",
 ]
 
 MIDDLEWARE = [
@@ -119,6 +121,31 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Beat reads its schedule from the database (edited in the admin, picked up without a restart)
+# and refuses to start while another beat holds the lock: exactly one beat per database.
+CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
+
+# --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
+# Every DEBATE_SWEEP_INTERVAL seconds the sweeper re-enqueues debates queued for longer than
+# DEBATE_QUEUED_DEADLINE, or running for longer than DEBATE_RUNNING_DEADLINE without a live
+# runner. A live run cannot outlast the hard time limit, hence that default.
+DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=60)
+DEBATE_QUEUED_DEADLINE = env.int("DEBATE_QUEUED_DEADLINE", default=300)
+DEBATE_RUNNING_DEADLINE = env.int(
+    "DEBATE_RUNNING_DEADLINE", default=CELERY_TASK_TIME_LIMIT + 60
+)
+# After this many re-enqueues the sweeper marks the debate failed and asks for a review.
+DEBATE_MAX_RECOVERIES = env.int("DEBATE_MAX_RECOVERIES", default=3)
+# A debate whose worker died this many times (e.g. killed for memory) is not started again.
+DEBATE_MAX_ATTEMPTS = env.int("DEBATE_MAX_ATTEMPTS", default=5)
+CELERY_BEAT_SCHEDULE = {
+    "recover-stuck-debates": {
+        "task": "debates.recover_stuck_debates",
+        "schedule": float(DEBATE_SWEEP_INTERVAL),
+        # A sweep nobody picked up in time is dropped: the next one does the same work.
+        "options": {"expire_seconds": DEBATE_SWEEP_INTERVAL},
+    },
+}
 
 # --- Debates and the LLM gateway --------------------------------------------------------------
 # A litellm model string ("openai/gpt-4o-mini", "anthropic/...", "ollama/llama3"); the built-in
