@@ -112,6 +112,8 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The queue tasks go to and workers read; deployments sharing one Redis database name their own.
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 # A debate is three LLM latencies when healthy; the limits leave room for retries and slow models.
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("DEBATE_TASK_SOFT_TIME_LIMIT", default=600)
 CELERY_TASK_TIME_LIMIT = env.int("DEBATE_TASK_TIME_LIMIT", default=660)
