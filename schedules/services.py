@@ -85,13 +85,24 @@ def schedule_check_debates(
 
 
 def schedule_validate(schedule: DebateSchedule) -> None:
-    schedule.full_clean(exclude=["periodic_task"])
-    schedule_check_debates(
-        questions=schedule.question_list,
-        protocol=schedule.protocol,
-        agents=schedule.agents,
-        options=schedule.options,
-    )
+    """The model's own checks (timing fields) and `schedule_check_debates`, all reported."""
+    errors: dict[str, list[str]] = {}
+    try:
+        schedule.full_clean(exclude=["periodic_task", "questions"])
+    except ValidationError as exc:
+        errors.update(exc.message_dict)
+    try:
+        schedule_check_debates(
+            questions=schedule.question_list,
+            protocol=schedule.protocol,
+            agents=schedule.agents,
+            options=schedule.options,
+        )
+    except ValidationError as exc:
+        for field, messages in exc.message_dict.items():
+            errors.setdefault(field, []).extend(messages)
+    if errors:
+        raise ValidationError(errors)
 
 
 def _beat_schedule_for(schedule: DebateSchedule) -> dict[str, Any]:
