@@ -21,10 +21,15 @@ LOCK_NAME = "debates: celery beat"
 
 
 class BeatLock:
+    """The lock, held by this process (celery may build a second scheduler in the same process,
+    e.g. to save state on a signal; it shares the lock)."""
+
     def __init__(self):
         self.conn: psycopg.Connection | None = None
 
     def acquire(self) -> bool:
+        if self.conn is not None and not self.conn.closed:
+            return True
         params = {**connection.get_connection_params(), "application_name": "celery beat lock"}
         conn = psycopg.connect(**params, autocommit=True)
         row = conn.execute(
@@ -56,12 +61,13 @@ class BeatLock:
             self.conn = None
 
 
+_PROCESS_LOCK = BeatLock()
+
+
 class SingleBeatScheduler(DatabaseScheduler):
     """`DatabaseScheduler` that refuses to run alongside another beat on the same database."""
 
-    def __init__(self, *args, **kwargs):
-        self.beat_lock = BeatLock()
-        super().__init__(*args, **kwargs)
+    beat_lock = _PROCESS_LOCK
 
     def setup_schedule(self):
         if not self.beat_lock.acquire():
@@ -69,8 +75,8 @@ class SingleBeatScheduler(DatabaseScheduler):
                 "Another celery beat is already running against this database; "
                 "exactly one may run. Stop it first, or leave scheduling to it."
             )
-        logger.info("beat: holding the single-beat lock")
         super().setup_schedule()
+        logger.info("beat: holding the single-beat lock; schedule loaded")
 
     def tick(self, *args, **kwargs):
         if not self.beat_lock.held():
