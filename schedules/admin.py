@@ -12,6 +12,11 @@ from schedules.models import DebateSchedule, ScheduleRun
 from schedules.timing import describe
 
 
+def _in_zone(moment, schedule) -> str:
+    """A time as the schedule's analyst reads it: in the schedule's time zone."""
+    return timezone.localtime(moment, schedule.timezone).strftime("%a %Y-%m-%d %H:%M %Z")
+
+
 class DebateScheduleForm(forms.ModelForm):
     protocol = forms.ChoiceField()
     agents = forms.MultipleChoiceField(
@@ -33,13 +38,13 @@ class DebateScheduleForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["protocol"].choices = [(name, name) for name in sorted(PROTOCOLS)]
         self.fields["agents"].choices = [
-            (a.slug, f"{a.name} ({a.role})")
+            (a.slug, a.name)
             for a in Agent.objects.filter(is_active=True).order_by("position", "name")
         ]
 
     def clean(self):
         cleaned = super().clean()
-        if self.errors:
+        if any(name in self.errors for name in ("questions", "protocol", "agents", "options")):
             return cleaned
         cleaned["options"] = cleaned.get("options") or {}
         questions = [q.strip() for q in cleaned.get("questions", "").splitlines() if q.strip()]
@@ -59,8 +64,7 @@ class DebateScheduleForm(forms.ModelForm):
 @admin.register(DebateSchedule)
 class DebateScheduleAdmin(admin.ModelAdmin):
     form = DebateScheduleForm
-    list_display = ("name", "enabled", "when", "question_count", "owner", "last_run",
-                    "last_outcome", "next_run")
+    list_display = ("name", "enabled", "when", "next_run", "last_run", "last_outcome", "owner")
     list_filter = ("enabled", "kind", "protocol")
     search_fields = ("name", "questions")
     actions = ["run_now", "pause", "resume"]
@@ -70,16 +74,20 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         (None, {"fields": ("name", "owner", "enabled")}),
         ("What to debate", {"fields": ("questions", "protocol", "agents", "options")}),
         ("When", {
-            "fields": ("kind", ("every", "period"),
-                       ("minute", "hour", "day_of_week", "day_of_month", "month_of_year"),
-                       "timezone"),
-            "description": "Repeat every N minutes, hours or days (uses Every and Period), or "
-                           "at set times (uses the crontab fields, read in the time zone). "
-                           "Changes take effect within seconds, without a restart.",
+            "fields": ("kind", "timezone"),
+            "description": "Changes take effect within seconds, without a restart.",
+        }),
+        ("Repeat every N minutes, hours or days", {"fields": (("every", "period"),)}),
+        ("At set times (crontab, read in the time zone)", {
+            "fields": (("minute", "hour", "day_of_week"), ("day_of_month", "month_of_year")),
         }),
         ("History", {"fields": ("next_run", "last_run", "last_outcome", "recent_runs",
                                 "created_at", "updated_at")}),
     )
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj else fieldsets[:-1]  # no history before it exists
 
     def get_queryset(self, request):
         return selectors.schedule_list_queryset()
@@ -101,27 +109,26 @@ class DebateScheduleAdmin(admin.ModelAdmin):
     def when(self, obj):
         return describe(services.timing_of(obj))
 
-    @admin.display(description="Questions")
-    def question_count(self, obj):
-        return len(obj.question_list)
-
     @admin.display(description="Last run", ordering="last_fired_at")
     def last_run(self, obj):
-        return getattr(obj, "last_fired_at", None) or "never"
+        fired_at = getattr(obj, "last_fired_at", None)
+        return _in_zone(fired_at, obj) if fired_at else "never"
 
     @admin.display(description="Last outcome")
     def last_outcome(self, obj):
         outcome = getattr(obj, "last_outcome", None)
         if not outcome:
             return "-"
-        return f"{ScheduleRun.Outcome(outcome).label}: {obj.last_reason}"[:140]
+        return f"{ScheduleRun.Outcome(outcome).label}: {obj.last_reason}"[:60]
 
     @admin.display(description="Next run")
     def next_run(self, obj):
         if obj.pk is None:
             return "-"
         upcoming = selectors.schedule_next_run(obj, now=timezone.now())
-        return upcoming or ("paused" if not obj.enabled else "not scheduled")
+        if upcoming:
+            return _in_zone(upcoming, obj)
+        return "paused" if not obj.enabled else "not scheduled"
 
     @admin.display(description="Recent runs")
     def recent_runs(self, obj):

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
+from debates import defense
 from debates.models import Debate
 from debates.services import debate_create
 from schedules.models import MAX_QUESTIONS, DebateSchedule, ScheduleRun
@@ -42,46 +43,46 @@ class _DryRun(Exception):
     pass
 
 
-def _as_schedule_errors(exc: ValidationError, *, question_number: int | None) -> ValidationError:
-    errors: dict[str, list[str]] = {}
-    for key, messages in exc.message_dict.items():
-        field = _FIELD_OF.get(key, "questions")
-        prefix = f"Question {question_number}: " if field == "questions" and question_number else ""
-        errors.setdefault(field, []).extend(prefix + m for m in messages)
-    return ValidationError(errors)
-
-
 def schedule_check_debates(
     *, questions: list[str], protocol: str, agents: list[str], options: dict[str, Any]
 ) -> None:
-    """Raise `ValidationError` (keyed by the schedule's fields) unless a firing could create
-    these debates. It creates them exactly as a firing would, then rolls them back, so the
-    rules stay those of `debate_create`."""
+    """Raise `ValidationError` (keyed by the schedule's fields, every problem at once) unless
+    a firing could create these debates. The valid questions are created exactly as a firing
+    would create them, then rolled back, so the rules stay those of `debate_create`."""
+    errors: dict[str, list[str]] = {}
     if not questions:
-        raise ValidationError({"questions": "Enter at least one question, one per line."})
-    if len(questions) > MAX_QUESTIONS:
-        raise ValidationError(
-            {"questions": f"At most {MAX_QUESTIONS} questions per schedule; "
-             f"this has {len(questions)}."}
-        )
+        errors["questions"] = ["Enter at least one question, one per line."]
+    elif len(questions) > MAX_QUESTIONS:
+        errors["questions"] = [
+            f"At most {MAX_QUESTIONS} questions per schedule; this has {len(questions)}."
+        ]
     if not isinstance(options, dict):
-        raise ValidationError({"options": "Options must be a JSON object, e.g. {}."})
+        errors["options"] = ["Options must be a JSON object, e.g. {}."]
     if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
-        raise ValidationError({"agents": "Agents must be a list of agent slugs."})
-    checked = 0
+        errors["agents"] = ["Agents must be a list of agent slugs."]
+    if errors:
+        raise ValidationError(errors)
+    valid = []
+    for number, question in enumerate(questions, start=1):
+        try:
+            valid.append(defense.validate_query(question))
+        except defense.QueryRejected as exc:
+            errors.setdefault("questions", []).append(f"Question {number}: {exc.message}")
     try:
         with transaction.atomic():
-            for question in questions:
+            for question in valid:
                 debate_create(
                     query=question, protocol=protocol, agents=agents or None, options=options,
                     enqueue=False,
                 )
-                checked += 1
             raise _DryRun
     except _DryRun:
         pass
     except ValidationError as exc:
-        raise _as_schedule_errors(exc, question_number=checked + 1) from exc
+        for key, messages in exc.message_dict.items():
+            errors.setdefault(_FIELD_OF.get(key, "questions"), []).extend(messages)
+    if errors:
+        raise ValidationError(errors)
 
 
 def schedule_validate(schedule: DebateSchedule) -> None:
