@@ -3,6 +3,8 @@ worker processes, the real Redis broker and PostgreSQL; only the sweeper's clock
 
 from __future__ import annotations
 
+import os
+import signal
 from collections import Counter
 from datetime import timedelta
 
@@ -56,18 +58,17 @@ def _sweep_until_requeued(debate_ids, deadline_seconds):
     return requeued
 
 
-def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
-    worker_factory, default_agents, tmp_path
-):
-    uninterrupted = services.debate_create(query=QUESTION, enqueue=False)
-    services.debate_run(debate_id=uninterrupted.id)
-    uninterrupted.refresh_from_db()
+def _uninterrupted_outcome() -> dict:
+    debate = services.debate_create(query=QUESTION, enqueue=False)
+    services.debate_run(debate_id=debate.id)
+    return _outcome(Debate.objects.get(id=debate.id))
 
-    def worker(name):
-        env = {"DEBATE_OFFLINE_LATENCY": "0.4", "DEBATE_CALL_LOG": str(tmp_path / f"{name}.calls")}
-        return worker_factory(name, app="tests.recovery.call_log", extra_env=env)
 
-    first = worker("first")
+def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name):
+    """A worker whose LLM calls take 0.4 s (and are written down), and a debate it is running
+    with round 2's calls in flight."""
+    env = {"DEBATE_OFFLINE_LATENCY": "0.4", "DEBATE_CALL_LOG": str(tmp_path / f"{name}.calls")}
+    worker = worker_factory(name, app="tests.recovery.call_log", extra_env=env)
     debate = services.debate_create(query=QUESTION)
     wait_for(
         lambda: LLMCall.objects.filter(
@@ -75,39 +76,77 @@ def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
         ).exists(),
         timeout=30, interval=0.02,
     )
-    first.kill()
+    return worker, debate
 
-    debate.refresh_from_db()
-    assert debate.status == Debate.Status.RUNNING
+
+def _stored_calls(debate) -> dict[str, list]:
+    """key -> prompt of the calls stored as done (the resume point)."""
     stored = dict(
         LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).values_list(
             "key", "prompt"
         )
     )
     assert {"r1:utility", "r1:accuracy", "r1:safety"} <= set(stored)
-    assert not any(key.startswith("r3:") for key in stored), "killed after round 2"
+    assert not any(key.startswith("r3:") for key in stored), "killed in round 2"
     assert len(stored) < 12
+    return stored
 
-    worker("second")
+
+def _assert_completed_like_an_uninterrupted_run(debate, expected, stored_before, calls_after):
+    """Same rows and decision; every call done once; no stored call made again.
+    `calls_after()`: the gateway's log of the calls made after the kill."""
+    done = wait_for(_finished(debate.id), timeout=60)
+    assert done.status == Debate.Status.COMPLETED, done.error
+    assert _outcome(done) == expected
+    assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 12
+    assert set(LLMCall.objects.filter(debate=debate).values_list("attempts", flat=True)) == {1}
+    made_again = Counter(fp for _, event, fp in calls_after() if event == "start")
+    before = {call_log.fingerprint(prompt) for prompt in stored_before.values()}
+    assert not before & set(made_again), "a call stored before the kill was made again"
+    assert set(made_again.values()) == {1}, "a call was made twice after the kill"
+    assert len(made_again) == 12 - len(stored_before)
+    return done
+
+
+def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
+    worker_factory, default_agents, tmp_path
+):
+    expected = _uninterrupted_outcome()
+    first, debate = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "first")
+    first.kill()  # SIGKILL to the whole worker: its machine died
+
+    assert Debate.objects.get(id=debate.id).status == Debate.Status.RUNNING
+    stored = _stored_calls(debate)
+    worker_factory("second", app="tests.recovery.call_log",
+                   extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
     # Redis keeps the dead worker's message unacknowledged for an hour: the sweeper brings
     # the debate back.
     assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_RUNNING_DEADLINE)
-    done = wait_for(_finished(debate.id), timeout=60)
 
-    assert done.status == Debate.Status.COMPLETED, done.error
-    assert _outcome(done) == _outcome(uninterrupted)
-    assert (done.attempts, done.recoveries) == (2, 1)
-    assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 12
-    assert set(LLMCall.objects.filter(debate=debate).values_list("attempts", flat=True)) == {1}
-
-    # The calls the new worker made, as written down at its gateway.
-    made_again = Counter(
-        fp for _, event, fp in call_log.read(tmp_path / "second.calls") if event == "start"
+    done = _assert_completed_like_an_uninterrupted_run(
+        debate, expected, stored, lambda: call_log.read(tmp_path / "second.calls")
     )
-    stored_before = {call_log.fingerprint(prompt) for prompt in stored.values()}
-    assert not stored_before & set(made_again), "a call stored before the kill was made again"
-    assert set(made_again.values()) == {1}, "the new worker made a call twice"
-    assert len(made_again) == 12 - len(stored)
+    assert (done.attempts, done.recoveries) == (2, 1)
+
+
+def test_a_debate_whose_pool_process_is_killed_in_round_two_is_redelivered_and_completes(
+    worker_factory, default_agents, tmp_path
+):
+    expected = _uninterrupted_outcome()
+    _, debate = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "pool")
+    calls = tmp_path / "pool.calls"
+    running_pid = call_log.read(calls)[-1][0]  # the pool process making round 2's calls
+    os.kill(running_pid, signal.SIGKILL)
+    logged_at_kill = len(call_log.read(calls))
+
+    stored = _stored_calls(debate)
+    # No sweeper: the worker sees its pool process lost and hands the message back to the
+    # broker (acks_late + reject_on_worker_lost); a new pool process resumes the debate.
+    done = _assert_completed_like_an_uninterrupted_run(
+        debate, expected, stored,
+        lambda: [e for e in call_log.read(calls)[logged_at_kill:] if e[0] != running_pid],
+    )
+    assert (done.attempts, done.recoveries) == (2, 0)
 
 
 def test_debates_whose_queue_redis_lost_are_recovered_by_the_sweeper(
