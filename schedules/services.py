@@ -135,6 +135,12 @@ def _sync_periodic_task(schedule: DebateSchedule) -> None:
     task.task = FIRE_TASK
     task.kwargs = json.dumps({"schedule_id": schedule.pk})
     task.enabled = schedule.enabled
+    # An interval firing no worker took before the next one is due is dropped, not run late:
+    # workers back after an outage start one round of debates, not a backlog of firings.
+    task.expire_seconds = (
+        int(timing_of(schedule).interval.total_seconds())
+        if schedule.kind == DebateSchedule.Kind.INTERVAL else None
+    )
     task.description = f"Fires the scheduled debate '{schedule.name}'. Edit the schedule, not this."
     task.save()
     if schedule.periodic_task_id != task.pk:

@@ -48,6 +48,7 @@ def test_a_new_schedule_gets_an_enabled_beat_task_that_fires_it(schedule):
     assert json.loads(task.kwargs) == {"schedule_id": schedule.pk}
     assert (task.interval.every, task.interval.period, task.crontab) == (6, "hours", None)
     assert task.enabled
+    assert task.expire_seconds == 6 * 3600  # a firing nobody ran before the next is dropped
 
 
 def test_switching_to_a_crontab_in_a_time_zone_updates_the_beat_task_and_tells_beat(schedule):
@@ -58,7 +59,7 @@ def test_switching_to_a_crontab_in_a_time_zone_updates_the_beat_task_and_tells_b
     services.schedule_save(schedule=schedule)
 
     task = PeriodicTask.objects.select_related("crontab").get(debate_schedule=schedule)
-    assert task.interval is None
+    assert (task.interval, task.expire_seconds) == (None, None)
     assert (task.crontab.minute, task.crontab.hour, task.crontab.day_of_week) == (
         "30", "8", "mon-fri")
     assert str(task.crontab.timezone) == "Europe/Paris"
