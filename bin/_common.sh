@@ -41,9 +41,12 @@ ensure_venv() {
   want="$(sha256sum requirements.txt | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     say "Installing pinned dependencies (hash-checked)"
-    "$PY" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.txt 2>&1 \
+    # The lock pins every transitive dependency with hashes, so pip resolves nothing itself
+    # (--no-deps): that is also what lets requirements-overrides.txt lift a declared cap.
+    "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
+      -r requirements.txt 2>&1 \
       | grep -v '^WARNING: Location' || true
-    "$PY" -c 'import django, celery, litellm' || die "The dependencies did not install; see above."
+    "$PY" -c 'import django, celery, litellm, django_celery_beat' || die "The dependencies did not install; see above."
     echo "$want" > "$stamp"
   fi
 }

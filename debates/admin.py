@@ -87,7 +87,7 @@ class DebateAdmin(admin.ModelAdmin):
                     "review_status", "consensus_type", "injection", "created_by", "created_at",
                     "cost_usd")
     list_filter = ("status", "decision", "review_status", ProtocolFilter, "consensus_type",
-                   "created_at")
+                   "created_at", ("schedule", admin.RelatedOnlyFieldListFilter))
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)

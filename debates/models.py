@@ -61,6 +61,18 @@ class Debate(models.Model):
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
 
     attempts = models.PositiveSmallIntegerField(default=0)
+    recoveries = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Times the sweeper re-enqueued it after its worker or message was lost.",
+    )
+    schedule = models.ForeignKey(
+        "schedules.DebateSchedule",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="debates",
+        help_text="The schedule whose firing created it.",
+    )
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -69,7 +81,14 @@ class Debate(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(
+                fields=["status", "updated_at"],
+                condition=Q(status__in=["queued", "running"]),
+                name="debate_unfinished_by_update",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(status="completed") | ~Q(decision=""),

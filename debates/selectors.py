@@ -12,7 +12,7 @@ from debates.models import Challenge, Debate, LLMCall, Participant, Statement, V
 
 
 def debate_detail_queryset() -> QuerySet[Debate]:
-    return Debate.objects.select_related("created_by").prefetch_related(
+    return Debate.objects.select_related("created_by", "schedule").prefetch_related(
         Prefetch("participants", queryset=Participant.objects.order_by("position")),
         "rounds",
         Prefetch(
@@ -194,6 +194,9 @@ def debate_export(debate: Debate) -> dict[str, Any]:
         "query": debate.query,
         "protocol": debate.protocol,
         "status": debate.status,
+        "schedule": (
+            {"id": debate.schedule_id, "name": debate.schedule.name} if debate.schedule else None
+        ),
         "agents": [
             {"name": p.name, "role": p.role, "model": p.model_name, "can_veto": p.can_veto}
             for p in debate.participants.all()

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -171,11 +172,14 @@ def _debate_lock(debate_id):
 
 
 def _claim(debate_id) -> bool:
-    """queued -> running (or resume a running one). False when there is nothing to run."""
+    """queued -> running (or resume a running one). False when there is nothing to run, or
+    when it was already started `DEBATE_MAX_ATTEMPTS` times."""
     now = timezone.now()
     return bool(
         Debate.objects.filter(
-            id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
+            id=debate_id,
+            status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING],
+            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
         ).update(
             status=Debate.Status.RUNNING,
             started_at=Coalesce(F("started_at"), now),
@@ -195,6 +199,13 @@ def debate_run(*, debate_id) -> Debate | None:
             logger.info("debate %s is being run by another worker", debate_id)
             return None
         if not _claim(debate_id):
+            debate_give_up(
+                debate_id=debate_id,
+                only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
+                error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
+                "running this debate stopped each time (killed, out of memory or past its "
+                "hard time limit).",
+            )
             return None
         debate = Debate.objects.get(id=debate_id)
         try:
@@ -210,6 +221,13 @@ def _readable_error(exc: BaseException) -> str:
     if isinstance(exc, gateway.LLMError):
         kind = "permanent" if exc.permanent else "after retries"
         return f"The language model failed ({kind}): {exc}"
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return (
+            f"The debate ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) "
+            "and was stopped."
+        )
+    if isinstance(exc, ProtocolError):
+        return f"The debate cannot run as configured: {exc}"
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -223,6 +241,35 @@ def debate_fail(*, debate_id, error: str) -> bool:
     if failed:
         webhooks.notify_debate_event(debate_id=debate_id, event=webhooks.Event.DEBATE_FAILED)
     return failed
+
+
+REVIEW_REASON_FAILED = "debate_failed"
+
+
+@transaction.atomic
+def debate_give_up(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
+    """Mark a debate that could not be brought to an end failed, with the reason, and ask for
+    a human review: `metadata["review_reasons"]` gets "debate_failed" (the review queue reads
+    that key). Leaves ended debates alone; with `only_after_attempts`, also those started
+    fewer times than that."""
+    unfinished = Debate.objects.select_for_update().filter(
+        id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
+    )
+    if only_after_attempts is not None:
+        unfinished = unfinished.filter(attempts__gte=only_after_attempts)
+    debate = unfinished.first()
+    if debate is None:
+        return False
+    reasons = list(debate.metadata.get("review_reasons") or [])
+    if REVIEW_REASON_FAILED not in reasons:
+        reasons.append(REVIEW_REASON_FAILED)
+    debate.metadata = {**debate.metadata, "review_reasons": reasons}
+    debate.status = Debate.Status.FAILED
+    debate.error = error[:5000]
+    debate.completed_at = timezone.now()
+    debate.save(update_fields=["metadata", "status", "error", "completed_at", "updated_at"])
+    logger.warning("debate %s given up: %s", debate_id, error)
+    return True
 
 
 class _DebateRunner:

@@ -4,7 +4,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from debates import services, webhooks
+from debates import recovery, services, webhooks
 
 
 @shared_task(name="debates.run_debate", acks_late=True, reject_on_worker_lost=True)
@@ -34,3 +34,9 @@ def deliver_webhook(self, *, event_id: str, debate_id: str, event: str, url: str
             max_retries=settings.WEBHOOK_MAX_ATTEMPTS - 1,
         )
     return result.status
+
+
+@shared_task(name="debates.recover_stuck_debates")
+def recover_stuck_debates() -> str:
+    """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE)."""
+    return str(recovery.recover_stuck_debates())

@@ -4,6 +4,7 @@ scripted, and the end-to-end tests run a real Celery worker process."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -120,3 +121,75 @@ def artifacts_dir():
     path = ROOT / "test-artifacts"
     path.mkdir(exist_ok=True)
     return path
+
+
+# --- workers the test can kill, on a queue of the test's own -----------------------------------
+
+
+@pytest.fixture
+def private_queue(redis_client):
+    """A Celery queue of this test's own: tasks the test process sends go there, so no other
+    worker (such as `celery_worker_process`) takes them. Workers from `worker_factory` read it."""
+    from config.celery import app
+
+    name = f"test-{os.getpid()}-{time.monotonic_ns()}"
+    previous = app.conf.task_default_queue
+    app.conf.task_default_queue = name
+    yield name
+    app.conf.task_default_queue = previous
+    redis_client.delete(name)
+
+
+class WorkerProcess:
+    """A real Celery worker process (prefork pool, own process group) reading one queue."""
+
+    def __init__(self, queue: str, log: Path, app: str = "config", extra_env=None):
+        db = settings.DATABASES["default"]
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "REDIS_URL": settings.REDIS_URL,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "CELERY_TASK_DEFAULT_QUEUE": queue,
+            **(extra_env or {}),
+        }
+        self.log = log
+        self.handle = open(log, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", app, "worker", "-l", "info", "-c", "2",
+             "--without-mingle", "--without-gossip", "--without-heartbeat",
+             "-n", f"{log.stem}-{os.getpid()}@%h"],
+            cwd=ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while "ready" not in log.read_text():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"the Celery worker did not start:\n{log.read_text()}")
+            time.sleep(0.1)
+
+    def kill(self):
+        """SIGKILL the whole worker, pool processes included: a machine that died."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # already gone, pool processes too
+        self.proc.wait(timeout=10)
+        self.handle.close()
+
+
+@pytest.fixture
+def worker_factory(django_db_setup, private_queue, tmp_path):
+    """Start workers on the test's private queue; each is stopped at the end of the test."""
+    started: list[WorkerProcess] = []
+
+    def start(name: str = "worker", **kwargs) -> WorkerProcess:
+        worker = WorkerProcess(private_queue, tmp_path / f"{name}.log", **kwargs)
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:  # idle by now; their queue is dropped with the test
+        worker.kill()

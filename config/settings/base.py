@@ -26,9 +26,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
+    "django_celery_beat",
     "agents",
     "debates",
     "reviews",
+    "schedules",
 ]
 
 MIDDLEWARE = [
@@ -150,6 +152,8 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The queue tasks go to and workers read; deployments sharing one Redis database name their own.
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 # A debate is three LLM latencies when healthy; the limits leave room for retries and slow models.
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("DEBATE_TASK_SOFT_TIME_LIMIT", default=600)
 CELERY_TASK_TIME_LIMIT = env.int("DEBATE_TASK_TIME_LIMIT", default=660)
@@ -159,6 +163,31 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Beat reads its schedule from the database (edited in the admin, picked up without a restart)
+# and refuses to start while another beat holds the lock: exactly one beat per database.
+CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
+
+# --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
+# Every DEBATE_SWEEP_INTERVAL seconds the sweeper re-enqueues debates queued for longer than
+# DEBATE_QUEUED_DEADLINE, or running for longer than DEBATE_RUNNING_DEADLINE without a live
+# runner. A live run cannot outlast the hard time limit, hence that default.
+DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=60)
+DEBATE_QUEUED_DEADLINE = env.int("DEBATE_QUEUED_DEADLINE", default=300)
+DEBATE_RUNNING_DEADLINE = env.int(
+    "DEBATE_RUNNING_DEADLINE", default=CELERY_TASK_TIME_LIMIT + 60
+)
+# After this many re-enqueues the sweeper marks the debate failed and asks for a review.
+DEBATE_MAX_RECOVERIES = env.int("DEBATE_MAX_RECOVERIES", default=3)
+# A debate whose worker died this many times (e.g. killed for memory) is not started again.
+DEBATE_MAX_ATTEMPTS = env.int("DEBATE_MAX_ATTEMPTS", default=5)
+CELERY_BEAT_SCHEDULE = {
+    "recover-stuck-debates": {
+        "task": "debates.recover_stuck_debates",
+        "schedule": float(DEBATE_SWEEP_INTERVAL),
+        # A sweep nobody picked up in time is dropped: the next one does the same work.
+        "options": {"expire_seconds": DEBATE_SWEEP_INTERVAL},
+    },
+}
 
 # --- Debates and the LLM gateway --------------------------------------------------------------
 # A litellm model string ("openai/gpt-4o-mini", "anthropic/...", "ollama/llama3"); the built-in

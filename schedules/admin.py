@@ -1,0 +1,217 @@
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from agents.models import Agent
+from debates.protocols import PROTOCOLS
+from schedules import selectors, services
+from schedules.models import DebateSchedule, ScheduleRun
+from schedules.timing import describe
+
+
+def _in_zone(moment, schedule) -> str:
+    """A time as the schedule's analyst reads it: in the schedule's time zone."""
+    return timezone.localtime(moment, schedule.timezone).strftime("%a %Y-%m-%d %H:%M %Z")
+
+
+class DebateScheduleForm(forms.ModelForm):
+    protocol = forms.ChoiceField()
+    agents = forms.MultipleChoiceField(
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Leave all unticked for the protocol's default agents.",
+    )
+
+    class Meta:
+        model = DebateSchedule
+        fields = [
+            "name", "owner", "enabled", "questions", "protocol", "agents", "options", "kind",
+            "every", "period", "minute", "hour", "day_of_week", "day_of_month", "month_of_year",
+            "timezone",
+        ]
+        widgets = {"questions": forms.Textarea(attrs={"rows": 5, "cols": 90})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["protocol"].choices = [(name, name) for name in sorted(PROTOCOLS)]
+        self.fields["agents"].choices = [
+            (a.slug, a.name)
+            for a in Agent.objects.filter(is_active=True).order_by("position", "name")
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        if any(name in self.errors for name in ("questions", "protocol", "agents", "options")):
+            return cleaned
+        cleaned["options"] = cleaned.get("options") or {}
+        questions = [q.strip() for q in cleaned.get("questions", "").splitlines() if q.strip()]
+        try:
+            services.schedule_check_debates(
+                questions=questions,
+                protocol=cleaned.get("protocol", ""),
+                agents=list(cleaned.get("agents") or []),
+                options=cleaned["options"],
+            )
+        except ValidationError as exc:
+            for name, problems in exc.message_dict.items():
+                self.add_error(name if name in self.fields else None, problems)
+        return cleaned
+
+
+@admin.register(DebateSchedule)
+class DebateScheduleAdmin(admin.ModelAdmin):
+    form = DebateScheduleForm
+    list_display = ("name", "enabled", "when", "next_run", "last_run", "last_outcome", "owner")
+    list_filter = ("enabled", "kind", "protocol")
+    search_fields = ("name", "questions")
+    actions = ["run_now", "pause", "resume"]
+    readonly_fields = ("next_run", "last_run", "last_outcome", "recent_runs", "created_at",
+                       "updated_at")
+    fieldsets = (
+        (None, {"fields": ("name", "owner", "enabled")}),
+        ("What to debate", {"fields": ("questions", "protocol", "agents", "options")}),
+        ("When", {
+            "fields": ("kind", "timezone"),
+            "description": "Changes take effect within seconds, without a restart.",
+        }),
+        ("Repeat every N minutes, hours or days", {"fields": (("every", "period"),)}),
+        ("At set times (crontab, read in the time zone)", {
+            "fields": (("minute", "hour", "day_of_week"), ("day_of_month", "month_of_year")),
+        }),
+        ("History", {"fields": ("next_run", "last_run", "last_outcome", "recent_runs",
+                                "created_at", "updated_at")}),
+    )
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj else fieldsets[:-1]  # no history before it exists
+
+    def get_queryset(self, request):
+        return selectors.schedule_list_queryset()
+
+    def get_changeform_initial_data(self, request):
+        return {"owner": request.user.pk, **super().get_changeform_initial_data(request)}
+
+    def save_model(self, request, obj, form, change):
+        services.schedule_save(schedule=obj)
+
+    def delete_model(self, request, obj):
+        services.schedule_delete(schedule=obj)
+
+    def delete_queryset(self, request, queryset):
+        for schedule in queryset:
+            services.schedule_delete(schedule=schedule)
+
+    @admin.display(description="When")
+    def when(self, obj):
+        return describe(services.timing_of(obj))
+
+    @admin.display(description="Last run", ordering="last_fired_at")
+    def last_run(self, obj):
+        fired_at = getattr(obj, "last_fired_at", None)
+        return _in_zone(fired_at, obj) if fired_at else "never"
+
+    @admin.display(description="Last outcome")
+    def last_outcome(self, obj):
+        outcome = getattr(obj, "last_outcome", None)
+        if not outcome:
+            return "-"
+        return f"{ScheduleRun.Outcome(outcome).label}: {obj.last_reason}"[:60]
+
+    @admin.display(description="Next run")
+    def next_run(self, obj):
+        if obj.pk is None:
+            return "-"
+        upcoming = selectors.schedule_next_run(obj, now=timezone.now())
+        if upcoming:
+            return _in_zone(upcoming, obj)
+        return "paused" if not obj.enabled else "not scheduled"
+
+    @admin.display(description="Recent runs")
+    def recent_runs(self, obj):
+        if obj.pk is None:
+            return "-"
+        runs = selectors.schedule_recent_runs(obj)
+        if not runs:
+            return "none yet"
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    timezone.localtime(run.fired_at).strftime("%Y-%m-%d %H:%M:%S %Z"),
+                    run.get_trigger_display(),
+                    run.get_outcome_display(),
+                    run.reason,
+                    format_html_join(
+                        ", ", '<a href="{}">{}</a>',
+                        ((reverse("admin:debates_debate_change", args=[d.pk]),
+                          f"{d.get_status_display()} {d.decision}".strip())
+                         for d in run.debates.all()),
+                    ),
+                )
+                for run in runs
+            ),
+        )
+        history = reverse("admin:schedules_schedulerun_changelist")
+        history += f"?schedule__id__exact={obj.pk}"
+        return format_html(
+            '<table><tr><th>Fired</th><th>By</th><th>Outcome</th><th>Why</th><th>Debates</th>'
+            '</tr>{}</table><p><a href="{}">All runs</a></p>', rows, history,
+        )
+
+    @admin.action(description="Run once now", permissions=["change"])
+    def run_now(self, request, queryset):
+        for schedule in queryset:
+            run = services.schedule_fire(
+                schedule_id=schedule.pk, trigger=ScheduleRun.Trigger.MANUAL
+            )
+            if run is None:
+                continue
+            level = messages.SUCCESS if run.outcome == ScheduleRun.Outcome.CREATED else (
+                messages.WARNING)
+            self.message_user(
+                request, f"{schedule.name}: {run.get_outcome_display()}. {run.reason}", level
+            )
+
+    @admin.action(description="Pause", permissions=["change"])
+    def pause(self, request, queryset):
+        for schedule in queryset:
+            services.schedule_set_enabled(schedule=schedule, enabled=False)
+        self.message_user(request, f"Paused {len(queryset)} schedule(s).")
+
+    @admin.action(description="Resume", permissions=["change"])
+    def resume(self, request, queryset):
+        for schedule in queryset:
+            services.schedule_set_enabled(schedule=schedule, enabled=True)
+        self.message_user(request, f"Resumed {len(queryset)} schedule(s).")
+
+
+@admin.register(ScheduleRun)
+class ScheduleRunAdmin(admin.ModelAdmin):
+    list_display = ("fired_at", "schedule", "trigger", "outcome", "reason", "debate_links")
+    list_filter = ("outcome", "trigger", "schedule")
+    date_hierarchy = "fired_at"
+    list_select_related = ("schedule",)
+    readonly_fields = ("schedule", "fired_at", "trigger", "outcome", "reason", "debate_links")
+    exclude = ("debates",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("debates")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Debates")
+    def debate_links(self, obj):
+        return format_html_join(
+            ", ", '<a href="{}">{}</a>',
+            ((reverse("admin:debates_debate_change", args=[d.pk]), d.query[:50])
+             for d in obj.debates.all()),
+        ) or "-"
