@@ -2,13 +2,14 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from debates.api import views
+from debates.api import reviews, views
 
 app_name = "api"
 
 router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
 router.register("agents", views.AgentViewSet, basename="agent")
+router.register("reviews", reviews.ReviewViewSet, basename="review")
 
 v1 = [
     *router.urls,
