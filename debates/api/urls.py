@@ -2,7 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
-from debates.api import reviews, views
+from debates.api import protocols, reviews, views
 
 app_name = "api"
 
@@ -13,6 +13,7 @@ router.register("reviews", reviews.ReviewViewSet, basename="review")
 
 v1 = [
     *router.urls,
+    path("protocols/", protocols.ProtocolListView.as_view(), name="protocol-list"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
     path("health/", views.HealthView.as_view(), name="health"),
 ]
