@@ -1,11 +1,80 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
 from django import forms
 
-from debates.protocols import PROTOCOLS
+from debates.protocols import PROTOCOLS, OptionError, effective_options
+
+
+def option_field_name(protocol: str, option: str) -> str:
+    return f"{protocol}-{option}"
+
+
+def _shown(value: Any) -> str:
+    if value == "":
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def option_help(spec: dict[str, Any]) -> str:
+    """The option's description with its default and limits, in words."""
+    parts = [spec.get("description", "").rstrip(".") + "."]
+    if "choices" in spec:
+        parts.append("One of " + ", ".join(_shown(c) for c in spec["choices"]) + ".")
+    elif spec["type"] in ("int", "float") and "min" in spec and "max" in spec:
+        kind = "A whole number" if spec["type"] == "int" else "A number"
+        parts.append(f"{kind} from {_shown(spec['min'])} to {_shown(spec['max'])}.")
+    elif spec["type"] == "str" and "max" in spec:
+        parts.append(f"At most {spec['max']} characters.")
+    parts.append(f"Default: {_shown(spec['default'])}.")
+    return " ".join(parts)
+
+
+def option_field(spec: dict[str, Any]) -> forms.Field:
+    """A simple input for one option of a protocol's schema. Every value is read as text and
+    checked by the registry (`effective_options`), so the form and the API say the same thing
+    about a bad value; an empty input means the default."""
+    default = spec["default"]
+    if "choices" in spec or spec["type"] == "bool":
+        values = spec.get("choices", [True, False])
+        widget = forms.Select(choices=[
+            (str(v).lower() if isinstance(v, bool) else v,
+             _shown(v) + (" (default)" if v == default else ""))
+            for v in values
+        ])
+        initial = str(default).lower() if isinstance(default, bool) else default
+    else:
+        attrs = {"inputmode": {"int": "numeric", "float": "decimal"}.get(spec["type"], "text")}
+        if spec["type"] == "str" and "max" in spec:
+            attrs["maxlength"] = spec["max"]
+        if spec["type"] == "str" and default == "":
+            attrs["placeholder"] = "default"
+        widget = forms.TextInput(attrs=attrs)
+        initial = _shown(default) if default != "" else ""
+    return forms.CharField(required=False, strip=True, widget=widget, initial=initial,
+                           help_text=option_help(spec))
+
+
+@dataclass
+class OptionGroup:
+    """One protocol on the form: its name, label and description, and its option fields."""
+
+    name: str
+    label: str
+    description: str
+    selector: bool
+    fields: list
 
 
 class DebateStartForm(forms.Form):
-    """What a person types to start a debate. The service validates and screens the question
-    (`services.debate_create`); its messages are shown on this form."""
+    """What a person types to start a debate: the question, a protocol from the registry and
+    that protocol's options (one simple input per option, generated from its schema). The
+    service validates and screens the question (`services.debate_create`); its messages are
+    shown on this form."""
 
     query = forms.CharField(
         label="Question",
@@ -20,3 +89,43 @@ class DebateStartForm(forms.Form):
         choices=[(name, protocol.label) for name, protocol in PROTOCOLS.items()],
         initial="s4",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, cls in PROTOCOLS.items():
+            for option, spec in cls.options_schema.items():
+                field = option_field(spec)
+                field.label = option
+                self.fields[option_field_name(name, option)] = field
+
+    def option_groups(self) -> list[OptionGroup]:
+        return [
+            OptionGroup(
+                name=name,
+                label=cls.label,
+                description=getattr(cls, "description", ""),
+                selector=getattr(cls, "is_selector", False),
+                fields=[self[option_field_name(name, o)] for o in cls.options_schema],
+            )
+            for name, cls in PROTOCOLS.items()
+        ]
+
+    def clean(self):
+        data = super().clean()
+        protocol = data.get("protocol")
+        cls = PROTOCOLS.get(protocol)
+        if cls is None:
+            return data
+        given = {
+            option: value
+            for option in cls.options_schema
+            if (value := data.get(option_field_name(protocol, option))) not in (None, "")
+        }
+        try:
+            effective_options(cls, given)
+        except OptionError as exc:
+            for option, message in exc.errors.items():
+                field = option_field_name(protocol, option)
+                self.add_error(field if field in self.fields else None, message)
+        data["options"] = given
+        return data

@@ -248,27 +248,41 @@ def _md_figures(item) -> str:
     return f"**{item.decision}** (confidence {item.confidence:g}{risk})"
 
 
-def _md_round(view) -> list[str]:
+def _md_position(name: str, position) -> list[str]:
+    s = position.statement
+    if s.previous_decision:
+        was = s.previous_decision
+        change = (f"changed position {was} → {s.decision}" if position.changed
+                  else f"kept {s.decision}")
+        out = [f"### {name}: {position.label.lower()}, {change}"]
+        if position.before is not None:
+            out.append(f"- Before: {_md_figures(position.before)}")
+        out.append(f"- After: {_md_figures(s)}")
+    else:
+        out = [f"### {name}: {position.label.lower()}"]
+        if position.shows_decision:
+            verb = f"{position.verb} " if position.verb else ""
+            out.append(f"- Position: {verb}**{s.decision}** ({position.figures})")
+        else:
+            out.append(f"- {position.figures.capitalize()}")
+    for detail in position.details:
+        if detail.inline:
+            out.append(f"- {detail.label}: " + ", ".join(_md(i) for i in detail.items))
+        else:
+            out.append(f"- {detail.label}:")
+            out += [f"    - {_md(item)}" for item in detail.items]
+    if position.parse_failure:
+        out.append(f"- {position.parse_failure}")
+    out += [f"- Note: {_md(note)}" for note in s.notes]
+    return [*out, "", f"> {_md(s.reasoning)}", ""]
+
+
+def _md_round(view, *, vote_label: str) -> list[str]:
     out = [f"## Round {view.round.number}: {_md(view.round.name)}", ""]
     for column in view.columns:
         name = _md(column.participant.name)
         for position in column.positions:
-            s = position.statement
-            if s.previous_decision:
-                was = s.previous_decision
-                change = (f"changed position {was} → {s.decision}" if position.changed
-                          else f"kept {s.decision}")
-                out.append(f"### {name}: revision, {change}")
-                if position.before is not None:
-                    out.append(f"- Before: {_md_figures(position.before)}")
-                out.append(f"- After: {_md_figures(s)}")
-            else:
-                out.append(f"### {name}: {s.get_kind_display().lower()}")
-                out.append(f"- Position: {_md_figures(s)}")
-            if s.parse_failed:
-                out.append("- The reply could not be parsed: fail-safe REFUSE.")
-            out += [f"- Note: {_md(note)}" for note in s.notes]
-            out += ["", f"> {_md(s.reasoning)}", ""]
+            out += _md_position(name, position)
         for c in column.challenges:
             label = "Agrees" if c.stance == c.Stance.AGREE else "Challenge"
             suggestion = f" (suggests {c.suggested_decision})" if c.suggested_decision else ""
@@ -279,9 +293,11 @@ def _md_round(view) -> list[str]:
                 "",
             ]
         if column.vote is not None:
-            out += [f"- Final vote, {name}: {_md_figures(column.vote)}"]
+            out += [f"- {vote_label}, {name}: {_md_figures(column.vote)}", ""]
         for call in column.failed_calls:
-            out += [f"- {name}: a call failed: {_md(call.error)}"]
+            out += [f"- {name}: a call failed: {_md(call.error)}", ""]
+    if view.check:
+        out += [_md(view.check), ""]
     if out[-1] != "":
         out.append("")
     return out
@@ -293,11 +309,12 @@ def render_markdown(debate: Debate) -> str:
     from debates.live import arrange
 
     so_far = arrange(debate)
-    md = debate.metadata
+    choice = (debate.metadata or {}).get("protocol_choice")
+    chosen = f" (auto chose it: {_md(choice['reason'])})" if choice else ""
     out = [
         f"# Debate: {_md(debate.query)}",
         "",
-        f"- Protocol: {debate.protocol}",
+        f"- Protocol: {_md(debate.protocol)}{chosen}",
         f"- Status: {debate.get_status_display()}",
         "- Agents: " + ", ".join(
             f"{_md(p.name)} ({_md(p.role)}, {_md(p.model_name)})" for p in so_far.participants
@@ -312,28 +329,16 @@ def render_markdown(debate: Debate) -> str:
         out.append(f"- Defense: suspected prompt injection ({_md(finding.get('kind', ''))}): "
                    f"\"{_md(finding.get('excerpt', ''))}\"")
     out.append("")
+    vote_label = "Final vote" if debate.protocol == "s4" else "Final position"
     for view in so_far.rounds:
-        out += _md_round(view)
+        out += _md_round(view, vote_label=vote_label)
 
     if debate.status == Debate.Status.COMPLETED:
         out += [f"## Decision: {debate.effective_decision}", ""]
         if debate.is_overridden:
             out += [f"A reviewer overrode the rules' decision, {debate.decision}.", ""]
         out += [_md(debate.reasoning), ""]
-        if so_far.tally:
-            out.append("- Votes: " + ", ".join(f"{n} {d}" for d, n in so_far.tally))
-        agreement = md.get("agreement_percentage")
-        veto = f"yes, by {_md(md.get('veto_agent') or '')}" if md.get("veto_applied") else "no"
-        out += [
-            f"- Agreement: {'n/a' if agreement is None else f'{agreement}%'}"
-            f" ({md.get('consensus_type') or debate.consensus_type or 'n/a'})",
-            f"- Max risk: {md.get('max_risk', 'n/a')}",
-            f"- Average confidence: {md.get('avg_confidence', 'n/a')}",
-            f"- Veto: {veto}",
-        ]
-        if md.get("changed_position"):
-            out.append("- Changed position: " + ", ".join(_md(n) for n in md["changed_position"]))
-        out.append(f"- Review: {debate.get_review_status_display()}")
+        out += [f"- {fact.label}: {_md(fact.value)}" for fact in so_far.facts]
         out.append("")
     elif debate.status == Debate.Status.FAILED:
         out += ["## The debate failed", "", _md(debate.error), ""]

@@ -54,6 +54,7 @@ def debate_start(request):
             debate = services.debate_create(
                 query=form.cleaned_data["query"],
                 protocol=form.cleaned_data["protocol"],
+                options=form.cleaned_data["options"],
                 created_by=request.user,
             )
         except ValidationError as exc:

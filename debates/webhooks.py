@@ -9,7 +9,9 @@ retries with exponential backoff, a bounded number of times; every attempt is a
 Callers schedule an event inside their transaction; it is sent only if that commits:
 
 * the debate runner calls `notify_debate_event` when a debate completes or fails;
-* the review service calls `notify_review_resolved(debate_id=...)` after storing a verdict.
+* the review service calls `notify_review_resolved(debate_id=..., item_id=...)` when it
+  resolves or dismisses a review item (one event per item closed; the debate's
+  `review_status` says whether other items are still pending).
 """
 
 from __future__ import annotations
@@ -123,20 +125,45 @@ def callback_url_problem(url: str, *, allow_private: bool | None = None) -> str 
 # --- scheduling -------------------------------------------------------------------------------
 
 
-def notify_debate_event(*, debate_id, event: str) -> None:
+def notify_debate_event(*, debate_id, event: str, review_item_id=None) -> None:
     """Send `event` for the debate once the current transaction commits (nothing happens when
     the debate has no callback URL)."""
-    transaction.on_commit(lambda: _enqueue(debate_id=debate_id, event=event), robust=True)
+    transaction.on_commit(
+        lambda: _enqueue(debate_id=debate_id, event=event, review_item_id=review_item_id),
+        robust=True,
+    )
 
 
-def notify_review_resolved(*, debate_id) -> None:
-    """For the review service: call inside the transaction that stores the verdict."""
-    notify_debate_event(debate_id=debate_id, event=Event.REVIEW_RESOLVED)
+def notify_review_resolved(*, debate_id, item_id=None) -> None:
+    """For the review service: call inside the transaction that resolves or dismisses review
+    item `item_id`; the event says what became of that item."""
+    notify_debate_event(debate_id=debate_id, event=Event.REVIEW_RESOLVED, review_item_id=item_id)
 
 
-def event_payload(*, debate: Debate, event: str, event_id: uuid.UUID) -> dict[str, Any]:
-    """The event body: a snapshot of the debate as it was when the event happened."""
+def _review_part(item_id) -> dict[str, Any] | None:
+    """What a `review.resolved` event says of the item that was closed. Analysts' notes and
+    names stay inside the service."""
+    from reviews.models import ReviewItem
+
+    item = ReviewItem.objects.filter(pk=item_id).first() if item_id is not None else None
+    if item is None:
+        return None
     return {
+        "item_id": item.pk,
+        "reason": item.reason,
+        "status": item.status,
+        "verdict": item.verdict or None,
+        "decision_override": item.decision_override or None,
+        "closed_at": item.closed_at.isoformat() if item.closed_at else None,
+    }
+
+
+def event_payload(
+    *, debate: Debate, event: str, event_id: uuid.UUID, review_item_id=None
+) -> dict[str, Any]:
+    """The event body: a snapshot of the debate as it was when the event happened (and, for
+    `review.resolved`, of the review item that was closed)."""
+    payload = {
         "id": str(event_id),
         "event": str(event),
         "created_at": timezone.now().isoformat(),
@@ -156,9 +183,12 @@ def event_payload(*, debate: Debate, event: str, event_id: uuid.UUID) -> dict[st
             "completed_at": debate.completed_at.isoformat() if debate.completed_at else None,
         },
     }
+    if event == Event.REVIEW_RESOLVED:
+        payload["review"] = _review_part(review_item_id)
+    return payload
 
 
-def _enqueue(*, debate_id, event: str) -> None:
+def _enqueue(*, debate_id, event: str, review_item_id=None) -> None:
     from debates.tasks import deliver_webhook
 
     debate = (
@@ -174,7 +204,8 @@ def _enqueue(*, debate_id, event: str) -> None:
         debate_id=str(debate.id),
         event=str(event),
         url=debate.callback_url,
-        payload=event_payload(debate=debate, event=event, event_id=event_id),
+        payload=event_payload(debate=debate, event=event, event_id=event_id,
+                              review_item_id=review_item_id),
     )
 
 

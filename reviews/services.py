@@ -19,6 +19,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from debates import webhooks
 from debates.models import Debate
 from debates.protocols import ProtocolError, get_protocol
 from reviews import triage
@@ -297,6 +298,7 @@ def review_resolve(*, item_id, user, verdict: str, note: str, decision: str = ""
         },
     )
     _sync_debate(debate.id, decision_override=decision)
+    webhooks.notify_review_resolved(debate_id=debate.id, item_id=item.pk)
     return item
 
 
@@ -319,4 +321,5 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     _record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous,
             note=note)
     _sync_debate(debate.id)
+    webhooks.notify_review_resolved(debate_id=debate.id, item_id=item.pk)
     return item

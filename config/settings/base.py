@@ -128,6 +128,9 @@ SPECTACULAR_SETTINGS = {
         "DebateStatusEnum": "debates.models.Debate.Status",
         "ProtocolEnum": "debates.api.serializers.PROTOCOL_NAMES",
         "HealthStatusEnum": "debates.api.views.HEALTH_STATUSES",
+        "ReviewItemStatusEnum": "reviews.models.ReviewItem.Status",
+        "ReviewReasonEnum": "reviews.models.ReviewItem.Reason",
+        "ReviewQueueStatusEnum": "debates.api.reviews.QUEUE_STATUSES",
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.

@@ -12,7 +12,7 @@ from agents.models import Agent
 from debates import selectors, webhooks
 from debates.defense import MAX_QUERY_LENGTH
 from debates.models import Debate
-from debates.protocols import PROTOCOLS
+from debates.protocols import PROTOCOLS, OptionError, effective_options, resolve_protocol
 
 PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
@@ -109,7 +109,7 @@ class DebateCreateSerializer(serializers.Serializer):
         error_messages={
             "invalid_choice": "'{input}' is not a known protocol. Known: "
             + ", ".join(PROTOCOL_NAMES)
-            + "."
+            + " (GET /api/v1/protocols/ lists them with their options)."
         },
     )
     agents = serializers.ListField(
@@ -119,7 +119,10 @@ class DebateCreateSerializer(serializers.Serializer):
         help_text="Agent slugs, in speaking order. Default: the protocol's default agents.",
     )
     options = serializers.DictField(
-        required=False, help_text="Options the protocol allows (S4 takes none)."
+        required=False,
+        help_text="Options the protocol allows, by name (GET /api/v1/protocols/ lists each "
+        "protocol's options with their types, limits and defaults; left out: the default). "
+        "With `auto`, those of the protocol it picks.",
     )
     callback_url = StrictURLField(
         required=False,
@@ -131,6 +134,23 @@ class DebateCreateSerializer(serializers.Serializer):
         if problem := webhooks.callback_url_problem(value):
             raise serializers.ValidationError(problem)
         return value
+
+    def validate(self, attrs):
+        """Options are checked against the registry here so that each bad one is named:
+        `{"options": {"max_rounds": [...]}}`. The options sent are passed on unchanged;
+        `debate_create` checks them again and stores them with the defaults filled in."""
+        if attrs.get("options"):
+            protocol_cls, choice = resolve_protocol(attrs.get("protocol", "s4"),
+                                                    attrs["question"])
+            try:
+                effective_options(protocol_cls, attrs["options"])
+            except OptionError as exc:
+                prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
+                raise serializers.ValidationError({"options": {
+                    ("non_field_errors" if name == "options" else name): [prefix + message]
+                    for name, message in exc.errors.items()
+                }}) from None
+        return attrs
 
 
 class DebateAcceptedSerializer(serializers.ModelSerializer):
