@@ -78,7 +78,7 @@ def _claim_block(slot: int, claim: Claim, ranking: Ranking) -> list[str]:
     if claim.source.strip():
         rank = ranking.rank_of(claim.source)
         standing = (
-            f"authority rank {rank} of {len(ranking.sources)}" if rank is not None
+            f"authority rank {rank} of {ranking.lowest}" if rank is not None
             else "not in the ranking: below every ranked source"
         )
         source = f"{one_line(claim.source)} ({standing})"

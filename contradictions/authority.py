@@ -14,25 +14,12 @@ from dataclasses import dataclass
 
 from contradictions.detection import normalise_source
 
-#: The seed's example ranking, installed by a data migration: GCC-STAT > World Bank > others.
-DEFAULT_SOURCES: tuple[dict, ...] = (
-    {
-        "name": "GCC-STAT",
-        "aliases": ["GCC Statistical Center", "GCCSTAT", "GCC Stat"],
-        "note": "Regional statistical authority for the Gulf states (seed 002).",
-    },
-    {
-        "name": "World Bank",
-        "aliases": ["World Bank Group", "WDI", "World Development Indicators"],
-        "note": "Global estimates, often modelled or annual (seed 002).",
-    },
-)
-
 
 @dataclass(frozen=True)
 class Authority:
     name: str
     aliases: tuple[str, ...] = ()
+    rank: int = 1
 
 
 def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
@@ -42,43 +29,51 @@ def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class Ranking:
-    """Sources, most authoritative first (rank 1)."""
+    """Sources, most authoritative first. Rank 1 is the highest; equal ranks are equally
+    trusted. A source matching several entries takes the best rank among them."""
 
     sources: tuple[Authority, ...] = ()
 
     @classmethod
     def from_snapshot(cls, snapshot: Iterable[dict]) -> Ranking:
-        return cls(tuple(
-            Authority(str(s["name"]), tuple(str(a) for a in s.get("aliases", ())))
-            for s in snapshot
-        ))
+        entries = [
+            Authority(str(s["name"]), tuple(str(a) for a in s.get("aliases", ())),
+                      int(s.get("rank", i)))
+            for i, s in enumerate(snapshot, start=1)
+        ]
+        return cls(tuple(sorted(entries, key=lambda a: (a.rank, a.name.lower()))))
 
     def snapshot(self) -> list[dict]:
-        return [{"name": a.name, "aliases": list(a.aliases)} for a in self.sources]
+        return [{"name": a.name, "aliases": list(a.aliases), "rank": a.rank}
+                for a in self.sources]
 
-    def rank_of(self, source: str) -> int | None:
+    @property
+    def lowest(self) -> int:
+        return max((a.rank for a in self.sources), default=0)
+
+    def match(self, source: str) -> Authority | None:
         words = normalise_source(source).split()
-        squashed = "".join(words)
         if not words:
             return None
-        for rank, authority in enumerate(self.sources, start=1):
+        squashed = "".join(words)
+        for authority in self.sources:  # best rank first
             for name in (authority.name, *authority.aliases):
                 phrase = normalise_source(name).split()
-                if _contains(words, phrase) or (squashed and squashed == "".join(phrase)):
-                    return rank
+                if _contains(words, phrase) or squashed == "".join(phrase):
+                    return authority
         return None
 
-    def name_of(self, source: str) -> str | None:
-        rank = self.rank_of(source)
-        return None if rank is None else self.sources[rank - 1].name
+    def rank_of(self, source: str) -> int | None:
+        found = self.match(source)
+        return None if found is None else found.rank
 
     def describe(self) -> str:
         if not self.sources:
             return "No source ranking is configured: weigh the sources on their merits."
-        listed = ", ".join(f"{i}. {a.name}" for i, a in enumerate(self.sources, start=1))
+        listed = ", ".join(f"{a.rank}. {a.name}" for a in self.sources)
         return f"{listed}; any other source ranks below these."
 
     def sort_key(self, source: str) -> int:
         """For sorting, most authoritative first; unranked sources last."""
         rank = self.rank_of(source)
-        return rank if rank is not None else len(self.sources) + 1
+        return rank if rank is not None else self.lowest + 1
