@@ -20,6 +20,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from contradictions.detection import normalise_metric
+from debates.api.serializers import StrictFloatField
 
 MAX_VALUE = Decimal(10) ** 20
 VALUE_PLACES = Decimal("1e-10")
@@ -192,11 +193,11 @@ class RunCreateSerializer(serializers.Serializer):
     debate = serializers.UUIDField(
         required=False, help_text="A completed debate of yours the reports come from."
     )
-    value_threshold = serializers.FloatField(
+    value_threshold = StrictFloatField(
         required=False, min_value=0.001, max_value=1.0,
         help_text="Relative gap above which values conflict (default 0.05: 5 %).",
     )
-    confidence_gap = serializers.FloatField(
+    confidence_gap = StrictFloatField(
         required=False, min_value=0.01, max_value=1.0,
         help_text="Confidence difference at which the same claim is contested (default 0.3).",
     )

@@ -58,6 +58,7 @@ class ContradictionRun(models.Model):
         ADMIN = "admin", "Admin"
         COMMAND = "command", "Management command"
         DEBATE = "debate", "From a debate"
+        PAGE = "page", "Web page"
 
     class ReviewStatus(models.TextChoices):
         NONE = "", "Not needed"

@@ -602,3 +602,20 @@ def contradiction_apply_review(*, contradiction_id, user, choice: str, note: str
         updated_at=timezone.now(),
     )
     return row
+
+
+@transaction.atomic
+def contradiction_run_retry(*, run_id) -> bool:
+    """Queue a failed run again. Its stored detection and arbitrations are kept, so only what
+    is missing is done (and paid for). False when the run is not failed."""
+    retried = bool(
+        ContradictionRun.objects.filter(id=run_id, status=ContradictionRun.Status.FAILED).update(
+            status=ContradictionRun.Status.QUEUED, error="", completed_at=None,
+            updated_at=timezone.now(),
+        )
+    )
+    if retried:
+        from contradictions.tasks import run_contradictions
+
+        transaction.on_commit(lambda: run_contradictions.delay(str(run_id)))
+    return retried

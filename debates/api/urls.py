@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
+from contradictions.api.views import ContradictionRunViewSet
 from debates.api import views
 
 app_name = "api"
@@ -9,6 +10,7 @@ app_name = "api"
 router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
 router.register("agents", views.AgentViewSet, basename="agent")
+router.register("contradiction-runs", ContradictionRunViewSet, basename="contradiction-run")
 
 v1 = [
     *router.urls,
