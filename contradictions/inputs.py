@@ -57,11 +57,14 @@ class _TypedMixin:
 
 
 class TextField(_TypedMixin, serializers.CharField):
-    """A string, and only a string (42 is a wrong type, not the text "42"), stripped."""
+    """A string, and only a string (42 is a wrong type, not the text "42"), stripped. Its
+    length is checked as sent, as the schema's maxLength says."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self._type_error(data)
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 
