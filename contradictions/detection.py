@@ -262,7 +262,8 @@ def compare(a: Claim, b: Claim, thresholds: Thresholds = Thresholds()) -> Confli
     if a.value is not None and b.value is not None and units_comparable(a.unit, b.unit):
         gap = relative_gap(a.value, b.value)
         unit = a.unit or b.unit
-        if gap > thresholds.value_threshold:
+        # Decided without dividing, so the comparison with the threshold is exact.
+        if abs(a.value - b.value) > thresholds.value_threshold * max(abs(a.value), abs(b.value)):
             rules.append(VALUE_GAP)
             level = HIGH if gap >= HIGH_GAP else MEDIUM if gap >= MEDIUM_GAP else LOW
             levels.append(level)
