@@ -81,6 +81,23 @@ def sources(db):
     return list(SourceAuthority.objects.all())
 
 
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("ana", password="a-long-passphrase")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("ben", password="a-long-passphrase")
+
+
+@pytest.fixture
+def staff_user(django_user_model):
+    return django_user_model.objects.create_user(
+        "sam", password="a-long-passphrase", is_staff=True
+    )
+
+
 class ScriptedArbitrator:
     """Stands in for `gateway.complete`: answers with `reply(messages)` (default: the offline
     model's own answer), counts the calls and how many were in flight at once."""
