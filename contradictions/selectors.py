@@ -140,7 +140,8 @@ def arrange(run: ContradictionRun) -> RunPage:
                 finding=m.finding,
                 rank=ranking.rank_of(m.finding.source),
                 period_range=str(period) if period else "",
-                chosen=bool(resolution and resolution.chosen_finding_id == m.finding_id),
+                chosen=bool(resolution and resolution.chosen_finding_id == m.finding_id
+                            and resolution.action == f"use_agent{m.slot}"),
                 kept_by_review=row.review_finding_id == m.finding_id,
                 status=statuses.get(m.finding_id, ""),
             ))
