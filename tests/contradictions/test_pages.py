@@ -97,8 +97,8 @@ def item(user) -> ReviewItem:
 
 
 def test_contradiction_items_sit_in_the_queue_beside_debate_items(client, staff_user, item):
-    from tests.reviews.conftest import completed_debate
     from reviews.services import review_items_for_debate
+    from tests.reviews.conftest import completed_debate
 
     review_items_for_debate(debate=completed_debate("Is it?", decision="WARN", metadata={
         "consensus_type": "split", "vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1}}))

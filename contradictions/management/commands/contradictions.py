@@ -1,4 +1,5 @@
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -66,10 +67,7 @@ class Command(BaseCommand):
 
     def _read(self, file):
         try:
-            text = (
-                self.stdin.read() if file == "-" and hasattr(self, "stdin")
-                else Path(file).read_text(encoding="utf-8")
-            )
+            text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"Cannot read {file}: {exc.strerror or exc}") from exc
         try:
