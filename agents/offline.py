@@ -7,7 +7,8 @@ answers in the JSON the protocol asked for. Same prompt, same reply, every time.
 
 Roles it plays: the S4 agents (analysis, challenge, revision); the moderated debate's
 proponent, opponent, advocate, critic, refiner and moderator (argument, synthesis,
-moderation); the round-robin specialists (turn). How strong each side's case is, and how the
+moderation); the round-robin specialists (turn); the contradiction arbitrator (arbitration,
+in `agents.offline_arbitrator`). How strong each side's case is, and how the
 agents move, follows from the kind of question and from what the prompt shows them.
 
 Registered with litellm as the custom provider ``offline`` (see `agents.gateway`); any model
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from litellm import CustomLLM
 from litellm.types.utils import Usage
+
+from agents.offline_arbitrator import arbitration_reply
 
 # --- what kind of question is this ------------------------------------------------------------
 
@@ -806,6 +809,8 @@ def reply_to(messages: list[dict]) -> str:
         return synthesis_reply(user)
     if step == "turn":
         return turn_reply(role, user)
+    if step == "arbitration":
+        return arbitration_reply(user)
     return _decision_json("WARN", 50, 50, "The offline demo model does not know this step; "
                           "it answers with caution.")
 

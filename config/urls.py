@@ -8,6 +8,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("debates/", include("debates.urls")),
     path("reviews/", include("reviews.urls")),
+    path("contradictions/", include("contradictions.urls")),
     path("api/", include("debates.api.urls")),
 ]
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -19,6 +18,7 @@ from django.utils import timezone
 from agents import gateway
 from agents.models import Agent
 from debates import defense, webhooks
+from debates.locks import advisory_lock
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -155,20 +155,9 @@ def debate_create(
 # --- running ----------------------------------------------------------------------------------
 
 
-@contextmanager
 def _debate_lock(debate_id):
-    """A PostgreSQL session lock: one runner per debate, released if the worker dies."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [str(debate_id)])
-        acquired = cursor.fetchone()[0]
-    try:
-        yield acquired
-    finally:
-        if acquired:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [str(debate_id)]
-                )
+    """One runner per debate (a PostgreSQL session lock, released if the worker dies)."""
+    return advisory_lock(str(debate_id))
 
 
 def _claim(debate_id) -> bool:

@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from contradictions import selectors as contradiction_selectors
 from debates.selectors import debate_detail_queryset
 from reviews import selectors, services
 from reviews.forms import NoteForm
@@ -40,8 +41,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_display_links = ("id", "reason")
     list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
                    "created_at")
-    search_fields = ("debate__query", "summary")
-    list_select_related = ("debate", "assignee")
+    search_fields = ("debate__query", "contradiction__metric", "summary")
+    list_select_related = ("debate", "contradiction", "assignee")
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
@@ -71,18 +72,33 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="Question", ordering="debate__query")
     def question(self, obj):
+        if obj.is_contradiction:
+            return f"Contradiction: {obj.contradiction.metric}"[:80]
         return obj.debate.query[:80]
 
     @admin.display(description="Machine decision", ordering="debate__decision")
     def machine_decision(self, obj):
+        if obj.is_contradiction:
+            return "flag_for_review"
         return obj.debate.decision
 
     @admin.display(description="Effective decision")
     def effective_decision(self, obj):
+        if obj.is_contradiction:
+            return obj.contradiction.review_action or "-"
         return obj.debate.effective_decision
 
-    @admin.display(description="Debate")
+    @admin.display(description="Debate or run")
     def debate_link(self, obj):
+        if obj.is_contradiction:
+            return format_html(
+                '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
+                reverse("admin:contradictions_contradictionrun_change",
+                        args=[obj.contradiction.run_id]),
+                str(obj.contradiction.run_id)[:8],
+                obj.contradiction.metric[:100],
+                reverse("reviews:item", args=[obj.pk]),
+            )
         return format_html(
             '<a href="{}">{}</a> · <a href="{}">review page</a>',
             reverse("admin:debates_debate_change", args=[obj.debate_id]),
@@ -92,6 +108,16 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="Transcript")
     def transcript(self, obj):
+        if obj.is_contradiction:
+            page = contradiction_selectors.arrange(
+                contradiction_selectors.run_detail_queryset().get(id=obj.contradiction.run_id)
+            )
+            case = next(c for c in page.cases if c.contradiction.pk == obj.contradiction_id)
+            # The template escapes every stored text; the result is HTML we produced.
+            return mark_safe(
+                "<style>" + render_to_string("contradictions/_styles.html") + "</style>"
+                + render_to_string("contradictions/_case.html", {"case": case})
+            )
         debate = debate_detail_queryset().get(id=obj.debate_id)
         # The template escapes every stored text; the result is HTML we produced.
         return mark_safe(

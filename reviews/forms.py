@@ -75,3 +75,19 @@ class ResolveForm(NoteForm):
                 "decision", f"Choose the decision that replaces {self.machine_decision}."
             )
         return data
+
+
+class KeepForm(NoteForm):
+    """A contradiction's verdict: the value to keep (one of the conflicting claims, or all of
+    them with their context)."""
+
+    choice = forms.ChoiceField(
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose the value to keep, or keep them all.",
+                        "invalid_choice": "Choose one of the values shown, or keep them all."},
+    )
+    field_order = ["choice", "note"]
+
+    def __init__(self, *args, choices=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["choice"].choices = list(choices)

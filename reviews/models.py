@@ -6,7 +6,9 @@ from reviews import triage
 
 
 class ReviewItem(models.Model):
-    """One reason a completed debate needs a human, and what the human decided about it."""
+    """One reason a completed debate, or a contradiction the arbitrator could not settle, needs
+    a human, and what the human decided about it. Exactly one of `debate` and `contradiction`
+    is set."""
 
     class Reason(models.TextChoices):
         SAFETY_VETO = triage.SAFETY_VETO, triage.REASONS[triage.SAFETY_VETO][0]
@@ -31,12 +33,18 @@ class ReviewItem(models.Model):
         NONE = "", "None"
         UPHOLD = "uphold", "Upheld the machine's decision"
         OVERRIDE = "override", "Overrode the decision"
+        KEEP = "keep", "Picked the value to keep"
 
     ACTIVE = (Status.OPEN, Status.CLAIMED)
     CLOSED = (Status.RESOLVED, Status.DISMISSED)
 
     debate = models.ForeignKey(
-        "debates.Debate", on_delete=models.CASCADE, related_name="review_items"
+        "debates.Debate", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="review_items",
+    )
+    contradiction = models.ForeignKey(
+        "contradictions.Contradiction", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="review_items",
     )
     reason = models.CharField(max_length=24, choices=Reason.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -71,6 +79,16 @@ class ReviewItem(models.Model):
                 fields=["debate", "reason"],
                 condition=Q(status__in=["open", "claimed"]),
                 name="reviewitem_one_active_per_debate_reason",
+            ),
+            models.UniqueConstraint(
+                fields=["contradiction", "reason"],
+                condition=Q(status__in=["open", "claimed"]),
+                name="reviewitem_one_active_per_contradiction_reason",
+            ),
+            models.CheckConstraint(
+                condition=Q(debate__isnull=False, contradiction__isnull=True)
+                | Q(debate__isnull=True, contradiction__isnull=False),
+                name="reviewitem_one_subject",
             ),
             models.CheckConstraint(
                 condition=~Q(status="claimed") | Q(assignee__isnull=False),
@@ -109,6 +127,10 @@ class ReviewItem(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
+
+    @property
+    def is_contradiction(self) -> bool:
+        return self.contradiction_id is not None
 
 
 class ReviewEvent(models.Model):

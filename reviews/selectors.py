@@ -21,11 +21,16 @@ STATUS_FILTERS = {
     "all": None,
 }
 
-# What a queue row shows of its debate; the rest of the debate (transcript) is not loaded.
+# What a queue row shows of its debate (or contradiction); the rest (transcript, claims) is not
+# loaded.
 QUEUE_DEBATE_FIELDS = (
     "debate__id", "debate__query", "debate__protocol", "debate__decision",
     "debate__decision_override", "debate__consensus_type", "debate__metadata",
     "debate__review_status",
+)
+QUEUE_CONTRADICTION_FIELDS = (
+    "contradiction__id", "contradiction__metric", "contradiction__severity",
+    "contradiction__run_id",
 )
 
 
@@ -37,10 +42,11 @@ def queue_items(
     `status`: a key of STATUS_FILTERS. `assignee`: "" (anyone), "me", "none" (unassigned) or
     a user id.
     """
-    items = ReviewItem.objects.select_related("debate", "assignee").only(
+    items = ReviewItem.objects.select_related("debate", "contradiction", "assignee").only(
         "id", "reason", "status", "priority", "summary", "created_at", "claimed_at",
         "closed_at", "verdict", "decision_override", "assignee__id", "assignee__username",
         "assignee__first_name", "assignee__last_name", *QUEUE_DEBATE_FIELDS,
+        *QUEUE_CONTRADICTION_FIELDS,
     )
     statuses = STATUS_FILTERS.get(status, ReviewItem.ACTIVE)
     if statuses is not None:
@@ -69,7 +75,7 @@ def reviewers() -> QuerySet:
 
 def review_item_get(item_id) -> ReviewItem:
     return (
-        ReviewItem.objects.select_related("assignee")
+        ReviewItem.objects.select_related("assignee", "contradiction")
         .prefetch_related(
             Prefetch("events", queryset=ReviewEvent.objects.select_related("actor")),
         )
@@ -94,11 +100,15 @@ def review_item_detail(item_id) -> ReviewItem:
 
 
 def other_items_for_debate(item: ReviewItem) -> list[ReviewItem]:
+    """The other items of the same debate, or of the same contradiction run."""
+    if item.debate_id is not None:
+        siblings = ReviewItem.objects.filter(debate_id=item.debate_id)
+    else:
+        siblings = ReviewItem.objects.filter(
+            contradiction__run_id=item.contradiction.run_id
+        ).select_related("contradiction")
     return list(
-        ReviewItem.objects.filter(debate_id=item.debate_id)
-        .exclude(pk=item.pk)
-        .select_related("assignee")
-        .order_by("-priority", "created_at")
+        siblings.exclude(pk=item.pk).select_related("assignee").order_by("-priority", "created_at")
     )
 
 

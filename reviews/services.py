@@ -1,9 +1,10 @@
 """Writes for the review queue: putting outcomes in front of analysts, and their actions.
 
-Every action runs in one transaction, locks the rows it changes (always the debate first, then
-the item, so two actions never wait on each other in a circle), checks the state it expects and
-records a `ReviewEvent`. When two analysts act on the same item at once, the second one to get
-the lock sees the first one's change and gets a `ReviewConflict` saying who got there first.
+Every action runs in one transaction, locks the rows it changes (always the debate, or for a
+contradiction item its run, first, then the item, so two actions never wait on each other in a
+circle), checks the state it expects and records a `ReviewEvent`. When two analysts act on the
+same item at once, the second one to get the lock sees the first one's change and gets a
+`ReviewConflict` saying who got there first.
 Bad input raises `ValidationError` (field -> message) and changes nothing.
 """
 
@@ -19,6 +20,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from contradictions.detection import format_value
+from contradictions.models import ContradictionRun
 from debates import webhooks
 from debates.models import Debate
 from debates.protocols import ProtocolError, get_protocol
@@ -106,6 +109,52 @@ def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
     return created
 
 
+def review_items_for_contradictions(*, run_id, flagged: list) -> list[ReviewItem]:
+    """Open a `flag_for_review` item for each contradiction of a run the consensus could not
+    settle. `flagged`: (contradiction, consensus outcome) pairs. Safe to repeat.
+
+    Called by the contradiction runner inside the transaction that completes the run. A
+    contradiction that already has an item of this reason (open or closed) is not raised again.
+    """
+    if triage.FLAG_FOR_REVIEW not in enabled_reasons() or not flagged:
+        return []
+    raised_before = set(
+        ReviewItem.objects.filter(
+            contradiction__run_id=run_id, reason=triage.FLAG_FOR_REVIEW
+        ).values_list("contradiction_id", flat=True)
+    )
+    flags = {
+        row.pk: triage.contradiction_flag(
+            metric=row.metric, severity=row.severity, reason=outcome.reason,
+            rules=list(row.rules),
+        )
+        for row, outcome in flagged
+        if row.pk not in raised_before
+    }
+    if not flags:
+        return []
+    ReviewItem.objects.bulk_create(
+        [
+            ReviewItem(contradiction_id=pk, reason=f.reason, priority=f.priority,
+                       summary=f.summary, details=f.details)
+            for pk, f in flags.items()
+        ],
+        ignore_conflicts=True,
+    )
+    created = list(
+        ReviewItem.objects.filter(contradiction_id__in=list(flags), reason=triage.FLAG_FOR_REVIEW)
+        .exclude(events__isnull=False)
+    )
+    ReviewEvent.objects.bulk_create(
+        ReviewEvent(item=item, action=ReviewEvent.Action.CREATED, to_status=item.status,
+                    note=item.summary)
+        for item in created
+    )
+    _sync_run(run_id)
+    logger.info("contradiction run %s: %d review item(s)", run_id, len(created))
+    return created
+
+
 # --- analysts' actions ------------------------------------------------------------------------
 
 
@@ -127,11 +176,20 @@ def _require_note(note: str | None, action: str) -> str:
     return note
 
 
-def _debate_id_of(item_id) -> Any:
-    debate_id = ReviewItem.objects.filter(pk=item_id).values_list("debate_id", flat=True).first()
-    if debate_id is None:
+def _subject_of(item_id) -> tuple[Any, Any]:
+    """(debate id, contradiction run id) of an item: exactly one of them is set."""
+    row = (
+        ReviewItem.objects.filter(pk=item_id)
+        .values_list("debate_id", "contradiction__run_id")
+        .first()
+    )
+    if row is None:
         raise ReviewItem.DoesNotExist(f"There is no review item #{item_id}.")
-    return debate_id
+    return row
+
+
+def _lock_run(run_id) -> ContradictionRun:
+    return ContradictionRun.objects.select_for_update().only("id", "review_status").get(id=run_id)
 
 
 def _lock_item(item_id) -> ReviewItem:
@@ -193,6 +251,26 @@ def _sync_debate(debate_id, **changes) -> None:
         status = Debate.ReviewStatus.NONE
     Debate.objects.filter(id=debate_id).update(
         review_status=status, updated_at=timezone.now(), **changes
+    )
+
+
+def _sync_run(run_id) -> None:
+    """Keep `ContradictionRun.review_status` in step with its contradictions' items."""
+    counts = ReviewItem.objects.filter(contradiction__run_id=run_id).aggregate(
+        total=Count("id"),
+        active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),
+        resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
+    )
+    if counts["active"]:
+        status = ContradictionRun.ReviewStatus.PENDING
+    elif counts["resolved"]:
+        status = ContradictionRun.ReviewStatus.RESOLVED
+    elif counts["total"]:
+        status = ContradictionRun.ReviewStatus.DISMISSED
+    else:
+        status = ContradictionRun.ReviewStatus.NONE
+    ContradictionRun.objects.filter(id=run_id).update(
+        review_status=status, updated_at=timezone.now()
     )
 
 
@@ -259,7 +337,12 @@ def review_resolve(*, item_id, user, verdict: str, note: str, decision: str = ""
     verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
     if verdict not in verdicts:
         raise ValidationError({"verdict": "Choose a verdict: uphold or override."})
-    debate = _lock_debate(_debate_id_of(item_id))
+    debate_id, _ = _subject_of(item_id)
+    if debate_id is None:
+        raise ValidationError(
+            {"verdict": "This item is a contradiction: pick the value to keep instead."}
+        )
+    debate = _lock_debate(debate_id)
     item = _lock_item(item_id)
     _conflict_if_taken(item, user)
     decision = (decision or "").strip().upper()
@@ -307,9 +390,19 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     """Close an item that needs no verdict (e.g. a false alarm), saying why."""
     _require_staff(user)
     note = _require_note(note, "dismiss")
-    debate = _lock_debate(_debate_id_of(item_id))
+    debate_id, run_id = _subject_of(item_id)
+    if debate_id is not None:
+        _lock_debate(debate_id)
+    else:
+        _lock_run(run_id)
     item = _lock_item(item_id)
     _conflict_if_taken(item, user)
+    if run_id is not None:
+        from contradictions.services import contradiction_apply_review
+
+        contradiction_apply_review(
+            contradiction_id=item.contradiction_id, user=user, choice="dismissed", note=note
+        )
     previous = item.status
     now = timezone.now()
     item.status = ReviewItem.Status.DISMISSED
@@ -320,6 +413,59 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     item.save(update_fields=["status", "note", "assignee", "claimed_at", "closed_at"])
     _record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous,
             note=note)
-    _sync_debate(debate.id)
-    webhooks.notify_review_resolved(debate_id=debate.id, item_id=item.pk)
+    if debate_id is not None:
+        _sync_debate(debate_id)
+        webhooks.notify_review_resolved(debate_id=debate_id, item_id=item.pk)
+    else:
+        _sync_run(run_id)
+    return item
+
+
+def _describe_finding(finding) -> str:
+    what = (format_value(finding.value, finding.unit) if finding.value is not None
+            else finding.interpretation)
+    return (f"{what} ({finding.source or 'source not stated'}, "
+            f"{finding.period or 'period not stated'})")
+
+
+@transaction.atomic
+def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
+    """Close a contradiction's item with the value to keep: ``finding:<id>`` (one of the
+    conflicting claims) or ``use_both`` (every value, each in its context). The pick is applied
+    to the run's adjusted reports and consensus narrative, in the same transaction."""
+    _require_staff(user)
+    note = _require_note(note, "resolve")
+    _, run_id = _subject_of(item_id)
+    if run_id is None:
+        raise ValidationError({"choice": "This item is a debate's: uphold or override instead."})
+    _lock_run(run_id)
+    item = _lock_item(item_id)
+    _conflict_if_taken(item, user)
+    from contradictions.services import contradiction_apply_review
+
+    contradiction = contradiction_apply_review(
+        contradiction_id=item.contradiction_id, user=user, choice=(choice or "").strip(),
+        note=note,
+    )
+    now = timezone.now()
+    previous = item.status
+    item.status = ReviewItem.Status.RESOLVED
+    item.verdict = ReviewItem.Verdict.KEEP
+    item.note = note
+    item.assignee = user
+    item.claimed_at = item.claimed_at or now
+    item.closed_at = now
+    item.save(update_fields=["status", "verdict", "note", "assignee", "claimed_at",
+                             "closed_at"])
+    kept = contradiction.review_finding
+    _record(
+        item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous, note=note,
+        data={
+            "verdict": ReviewItem.Verdict.KEEP,
+            "choice": contradiction.review_action,
+            "finding": kept.pk if kept else None,
+            "kept": _describe_finding(kept) if kept else "every value, each in its own context",
+        },
+    )
+    _sync_run(run_id)
     return item

@@ -24,6 +24,10 @@ reason names, or of ``{"reason": name, "summary": text}``. A name this module do
 becomes ``flag_for_review`` (the name is kept in the summary), so nothing a protocol raises
 is lost.
 
+Contradiction runs raise ``flag_for_review`` for each contradiction the consensus could not
+settle (`contradiction_flag`), one item per contradiction. Priority: 60 + 10 for a high-severity
+contradiction, + 5 for a medium one.
+
 Priority (higher is reviewed first) = the reason's base + one point per full 10 of the
 debate's highest risk (``max_risk``, 0-100, so 0-10 points)::
 
@@ -191,3 +195,17 @@ def flags_for(metadata: Mapping[str, Any], injection_findings: Sequence[Any] = (
         if reason not in flags:
             flags[reason] = Flag(reason, priority_for(reason, max_risk), summary[:300], details)
     return sorted(flags.values(), key=lambda f: (-f.priority, list(REASONS).index(f.reason)))
+
+
+SEVERITY_POINTS = {"high": 10, "medium": 5, "low": 0}
+
+
+def contradiction_flag(*, metric: str, severity: str, reason: str, rules: Sequence[str] = ()
+                       ) -> Flag:
+    """The review item of a contradiction the consensus could not settle."""
+    return Flag(
+        FLAG_FOR_REVIEW,
+        REASONS[FLAG_FOR_REVIEW][1] + SEVERITY_POINTS.get(severity, 0),
+        f"Contradiction on {metric} ({severity}): {reason}"[:300],
+        {"metric": metric, "severity": severity, "rules": list(rules), "why": reason},
+    )

@@ -14,9 +14,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from contradictions import selectors as contradiction_selectors
+from contradictions.services import review_choices
 from debates.selectors import debate_detail_queryset
 from reviews import selectors, services
-from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, ResolveForm
+from reviews.forms import KeepForm, NoteForm, QueueFilterForm, ReleaseForm, ResolveForm
 from reviews.models import ReviewItem
 
 
@@ -65,21 +67,49 @@ def _item_or_404(pk) -> ReviewItem:
         raise Http404(f"There is no review item #{pk}.") from None
 
 
-def _render_item(request, pk, *, status=200, **forms):
-    item = _item_or_404(pk)
-    debate = debate_detail_queryset().get(id=item.debate_id)
-    decisions = services.allowed_decisions(debate)
+def _action_flags(request, item: ReviewItem) -> dict:
     mine = item.assignee_id == request.user.pk
-    context = {
-        **selectors.transcript_context(debate),
-        "item": item,
-        "others": selectors.other_items_for_debate(item),
-        "events": list(item.events.all()),
+    return {
         "can_claim": item.status == ReviewItem.Status.OPEN,
         "can_release": item.status == ReviewItem.Status.CLAIMED
         and (mine or request.user.is_superuser),
         "can_close": item.status == ReviewItem.Status.OPEN
         or (item.status == ReviewItem.Status.CLAIMED and mine),
+    }
+
+
+def _render_contradiction_item(request, item: ReviewItem, *, status=200, **forms):
+    """A contradiction's item: the claims beside the arbitrator's resolution, and the pick."""
+    run = contradiction_selectors.run_detail_queryset().get(id=item.contradiction.run_id)
+    page = contradiction_selectors.arrange(run)
+    case = next(c for c in page.cases if c.contradiction.pk == item.contradiction_id)
+    context = {
+        "item": item,
+        "run": run,
+        "case": case,
+        "others": selectors.other_items_for_debate(item),
+        "events": list(item.events.all()),
+        **_action_flags(request, item),
+        "keep_form": forms.get("keep_form")
+        or KeepForm(choices=review_choices(case.contradiction), prefix="keep"),
+        "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
+        "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
+    }
+    return render(request, "reviews/contradiction_item.html", context, status=status)
+
+
+def _render_item(request, pk, *, status=200, **forms):
+    item = _item_or_404(pk)
+    if item.is_contradiction:
+        return _render_contradiction_item(request, item, status=status, **forms)
+    debate = debate_detail_queryset().get(id=item.debate_id)
+    decisions = services.allowed_decisions(debate)
+    context = {
+        **selectors.transcript_context(debate),
+        "item": item,
+        "others": selectors.other_items_for_debate(item),
+        "events": list(item.events.all()),
+        **_action_flags(request, item),
         "resolve_form": forms.get("resolve_form")
         or ResolveForm(machine_decision=debate.decision, decisions=decisions,
                        initial={"verdict": ""}),
@@ -144,9 +174,11 @@ def release(request, pk):
 @require_POST
 @staff_required
 def resolve(request, pk):
-    item = ReviewItem.objects.select_related("debate").filter(pk=pk).first()
+    item = ReviewItem.objects.select_related("debate", "contradiction").filter(pk=pk).first()
     if item is None:
         raise Http404(f"There is no review item #{pk}.")
+    if item.is_contradiction:
+        return _keep(request, item)
     debate = item.debate
     form = ResolveForm(
         request.POST,
@@ -182,5 +214,26 @@ def dismiss(request, pk):
         ),
         form=form, form_name="dismiss_form",
         success=lambda i: f"Dismissed review item #{i.pk}.",
+        next_url=reverse("reviews:queue"),
+    )
+
+
+def _keep(request, item: ReviewItem):
+    form = KeepForm(request.POST, prefix="keep",
+                    choices=review_choices(item.contradiction))
+
+    def success(done: ReviewItem) -> str:
+        kept = done.contradiction.review_finding
+        what = (f"kept {kept.report.agent_name}'s value" if kept
+                else "kept every value, each in its own context")
+        return f"Resolved review item #{done.pk}: {what}. The run's reports are adjusted."
+
+    return _perform(
+        request, item.pk,
+        lambda: services.review_keep(
+            item_id=item.pk, user=request.user, choice=form.cleaned_data["choice"],
+            note=form.cleaned_data["note"],
+        ),
+        form=form, form_name="keep_form", success=success,
         next_url=reverse("reviews:queue"),
     )

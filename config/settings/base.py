@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "debates",
     "reviews",
     "schedules",
+    "contradictions",
 ]
 
 MIDDLEWARE = [
@@ -221,3 +222,18 @@ REVIEW_ENQUEUE_REASONS = env.list(
         "flag_for_review", "split_vote", "no_consensus", "uncertain", "low_confidence",
     ],
 )
+
+# --- Contradictions (seed 002) ----------------------------------------------------------------
+# Detection: values more than this far apart (relative to the larger) conflict; the same claim
+# at confidences this far apart is contested. Arbitrations below CONTRADICTION_MIN_CONFIDENCE go
+# to review. Each may also be set per run.
+CONTRADICTION_VALUE_THRESHOLD = env.str("CONTRADICTION_VALUE_THRESHOLD", default="0.05")
+CONTRADICTION_CONFIDENCE_GAP = env.float("CONTRADICTION_CONFIDENCE_GAP", default=0.3)
+CONTRADICTION_MIN_CONFIDENCE = env.float("CONTRADICTION_MIN_CONFIDENCE", default=0.6)
+# The arbitrator's model; empty: DEBATE_DEFAULT_MODEL.
+CONTRADICTION_ARBITRATOR_MODEL = env.str("CONTRADICTION_ARBITRATOR_MODEL", default="")
+CONTRADICTION_MAX_REPORTS = env.int("CONTRADICTION_MAX_REPORTS", default=100)
+CONTRADICTION_MAX_CLAIMS = env.int("CONTRADICTION_MAX_CLAIMS", default=1000)
+# Arbitrations of one run made at once (all of a run's contradictions when there are fewer).
+CONTRADICTION_MAX_CONCURRENT_CALLS = env.int("CONTRADICTION_MAX_CONCURRENT_CALLS", default=16)
+CONTRADICTION_API_CREATE_RATE = env.str("CONTRADICTION_API_CREATE_RATE", default="30/minute")

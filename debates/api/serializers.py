@@ -24,13 +24,17 @@ REVIEW_STATUSES = ["none", *(c for c in Debate.ReviewStatus.values if c)]
 
 
 class StrictCharField(serializers.CharField):
-    """A string, and only a string: 42 or true is a wrong type, not the text "42"."""
+    """A string, and only a string: 42 or true is a wrong type, not the text "42". Its length
+    is checked as sent (as the schema's maxLength says), before surrounding spaces are
+    trimmed."""
 
     default_error_messages = {"invalid": "Expected a string, got {kind}."}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid", kind=type(data).__name__)
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 

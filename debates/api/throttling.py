@@ -31,6 +31,7 @@ def parse_rate(rate: str) -> tuple[int, int]:
 
 class DebateCreateThrottle(BaseThrottle):
     scope = "debate_create"
+    rate_setting = "DEBATE_API_CREATE_RATE"
 
     def __init__(self):
         self.retry_after: float | None = None
@@ -38,7 +39,7 @@ class DebateCreateThrottle(BaseThrottle):
     def allow_request(self, request, view):
         if not request.user or not request.user.is_authenticated:
             return True  # authentication refuses these first
-        limit, period = parse_rate(settings.DEBATE_API_CREATE_RATE)
+        limit, period = parse_rate(getattr(settings, self.rate_setting))
         now = time.time()
         window = int(now // period)
         key = f"throttle:{self.scope}:{request.user.pk}:{period}:{window}"

@@ -2,6 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
+from contradictions.api.views import ContradictionRunViewSet
 from debates.api import protocols, reviews, views
 
 app_name = "api"
@@ -10,6 +11,7 @@ router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
 router.register("agents", views.AgentViewSet, basename="agent")
 router.register("reviews", reviews.ReviewViewSet, basename="review")
+router.register("contradiction-runs", ContradictionRunViewSet, basename="contradiction-run")
 
 v1 = [
     *router.urls,

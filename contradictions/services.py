@@ -1,0 +1,621 @@
+"""Writes for contradiction runs: creating one, running it (detect, arbitrate concurrently,
+build the consensus), failing it, and applying an analyst's pick.
+
+Running follows the debates' guarantees: one runner per run (a PostgreSQL advisory lock), a
+conditional claim (queued -> running), every arbitration stored as soon as it returns, and a
+re-run that skips what is stored, so a task delivered twice, or re-run after its worker died,
+never pays for an arbitration twice. Flagged contradictions become review items in the
+transaction that completes the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Prefetch, Sum
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from agents import gateway
+from contradictions import arbitration, consensus, detection
+from contradictions.authority import Ranking
+from contradictions.from_debate import Position, reports_from_positions
+from contradictions.inputs import MAX_VALUE, VALUE_PLACES, ReportInput, check_reports
+from contradictions.models import (
+    AgentReport,
+    ArbitrationCall,
+    Contradiction,
+    ContradictionFinding,
+    ContradictionRun,
+    Finding,
+    Resolution,
+    SourceAuthority,
+)
+from debates.locks import advisory_lock
+from debates.models import Debate
+
+logger = logging.getLogger(__name__)
+
+
+def authority_ranking() -> Ranking:
+    """The active source ranking, as the admin left it."""
+    return Ranking.from_snapshot(
+        {"name": s.name, "aliases": s.aliases, "rank": s.rank}
+        for s in SourceAuthority.objects.filter(is_active=True)
+    )
+
+
+# --- creating -----------------------------------------------------------------------------------
+
+
+def _threshold(value, setting: str, low: float, high: float, field: str) -> float:
+    value = float(getattr(settings, setting) if value is None else value)
+    if not low < value <= high:
+        raise ValidationError({field: f"{field} must be above {low:g} and at most {high:g}."})
+    return value
+
+
+@transaction.atomic
+def contradiction_run_create(
+    *,
+    reports: Sequence[ReportInput],
+    created_by=None,
+    origin: str = ContradictionRun.Origin.API,
+    debate: Debate | None = None,
+    value_threshold: float | None = None,
+    confidence_gap: float | None = None,
+    enqueue: bool = True,
+) -> ContradictionRun:
+    """Store a queued run with its reports and claims, and enqueue it (on commit).
+
+    Raises `ValidationError` (field -> message) and stores nothing on bad input.
+    """
+    check_reports(reports)
+    threshold = _threshold(value_threshold, "CONTRADICTION_VALUE_THRESHOLD", 0, 1,
+                           "value_threshold")
+    gap = _threshold(confidence_gap, "CONTRADICTION_CONFIDENCE_GAP", 0, 1, "confidence_gap")
+    run = ContradictionRun.objects.create(
+        origin=origin,
+        created_by=created_by,
+        debate=debate,
+        value_threshold=Decimal(str(threshold)).quantize(Decimal("0.0001")),
+        confidence_gap=gap,
+        min_confidence=settings.CONTRADICTION_MIN_CONFIDENCE,
+        model=gateway.resolve_model(settings.CONTRADICTION_ARBITRATOR_MODEL),
+        authority=authority_ranking().snapshot(),
+    )
+    stored = AgentReport.objects.bulk_create(
+        AgentReport(run=run, position=i, agent_name=r.agent.strip(), confidence=r.confidence)
+        for i, r in enumerate(reports, start=1)
+    )
+    Finding.objects.bulk_create(
+        Finding(
+            run=run,
+            report=row,
+            position=j,
+            metric=f.metric.strip(),
+            metric_key=detection.normalise_metric(f.metric),
+            value=f.value,
+            unit=f.unit,
+            citation=f.citation,
+            source=f.source,
+            period=f.period,
+            confidence=r.confidence if f.confidence is None else f.confidence,
+            interpretation=f.interpretation,
+            text=f.text,
+        )
+        for row, r in zip(stored, reports, strict=True)
+        for j, f in enumerate(r.findings, start=1)
+    )
+    if enqueue:
+        from contradictions.tasks import run_contradictions
+
+        transaction.on_commit(lambda: run_contradictions.delay(str(run.id)))
+    return run
+
+
+def debate_positions(debate: Debate) -> list[Position]:
+    """Each agent's final position: its vote, or its last statement when there are no votes."""
+    votes = list(debate.votes.select_related("participant").order_by("participant__position"))
+    if votes:
+        return [Position(v.participant.name, v.decision, v.confidence, v.risk, v.reasoning)
+                for v in votes]
+    last: dict[int, object] = {}
+    for s in debate.statements.select_related("participant").order_by("round__number", "id"):
+        last[s.participant_id] = s
+    return [
+        Position(s.participant.name, s.decision, s.confidence, s.risk, s.reasoning)
+        for s in sorted(last.values(), key=lambda s: s.participant.position)
+    ]
+
+
+def contradiction_run_from_debate(
+    *,
+    debate_id,
+    created_by=None,
+    reports: Sequence[ReportInput] | None = None,
+    value_threshold: float | None = None,
+    confidence_gap: float | None = None,
+    enqueue: bool = True,
+) -> ContradictionRun:
+    """A run on a completed debate: the given `reports` attached to it, or, without any, reports
+    derived from its agents' final positions (see `contradictions.from_debate`)."""
+    debate = Debate.objects.filter(id=debate_id).first()
+    if debate is None:
+        raise ValidationError({"debate": "There is no such debate."})
+    if not reports:
+        if debate.status != Debate.Status.COMPLETED:
+            raise ValidationError(
+                {"debate": f"The debate is {debate.status}; its agents' positions are known "
+                           "once it has completed."}
+            )
+        positions = debate_positions(debate)
+        if len(positions) < 2:
+            raise ValidationError(
+                {"debate": "The debate has fewer than two agent positions to compare."}
+            )
+        day = (debate.completed_at or debate.created_at).date().isoformat()
+        reports = reports_from_positions(
+            positions, source=f"{debate.protocol} debate {str(debate.id)[:8]}", period=day
+        )
+    return contradiction_run_create(
+        reports=reports,
+        created_by=created_by,
+        origin=ContradictionRun.Origin.DEBATE,
+        debate=debate,
+        value_threshold=value_threshold,
+        confidence_gap=confidence_gap,
+        enqueue=enqueue,
+    )
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def _claim(run_id) -> bool:
+    """queued -> running (or resume a running one). False when there is nothing to run."""
+    now = timezone.now()
+    return bool(
+        ContradictionRun.objects.filter(
+            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
+        ).update(
+            status=ContradictionRun.Status.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+            attempts=F("attempts") + 1,
+            updated_at=now,
+        )
+    )
+
+
+def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
+    """Run (or resume) a contradiction run to its end. Safe to call twice, also at once.
+
+    Returns the run, or None when another runner holds it or it has already ended.
+    """
+    with advisory_lock(f"contradiction-run:{run_id}") as acquired:
+        if not acquired:
+            logger.info("contradiction run %s is being run by another worker", run_id)
+            return None
+        if not _claim(run_id):
+            return None
+        run = ContradictionRun.objects.get(id=run_id)
+        try:
+            _Runner(run).execute()
+        except Exception as exc:
+            logger.exception("contradiction run %s failed", run_id)
+            contradiction_run_fail(run_id=run_id, error=_readable_error(exc))
+        run.refresh_from_db()
+        return run
+
+
+def _readable_error(exc: BaseException) -> str:
+    if isinstance(exc, gateway.LLMError):
+        kind = "permanent" if exc.permanent else "after retries"
+        return f"The arbitrator's model failed ({kind}): {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def contradiction_run_fail(*, run_id, error: str) -> bool:
+    """Mark a run that cannot finish as failed, with the reason. Leaves ended ones alone."""
+    return bool(
+        ContradictionRun.objects.filter(
+            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
+        ).update(status=ContradictionRun.Status.FAILED, error=error[:5000],
+                 completed_at=timezone.now())
+    )
+
+
+def _claim_of(finding: Finding) -> detection.Claim:
+    return detection.Claim(
+        ref=finding.pk,
+        report=finding.report_id,
+        agent=finding.report.agent_name,
+        metric=finding.metric,
+        value=finding.value,
+        unit=finding.unit,
+        source=finding.source,
+        period=finding.period,
+        citation=finding.citation,
+        confidence=finding.confidence,
+        interpretation=finding.interpretation,
+    )
+
+
+def _stored_case(row: Contradiction) -> detection.Contradiction:
+    """A stored contradiction as the pure modules know it (members and resolution prefetched)."""
+    members = sorted(row.members.all(), key=lambda m: m.slot)
+    claims = tuple(_claim_of(m.finding) for m in members)
+    by_slot = {m.slot: m.finding_id for m in members}
+    pairs = tuple(
+        detection.ConflictPair(
+            first=by_slot[p["slots"][0]],
+            second=by_slot[p["slots"][1]],
+            rules=tuple(p["rules"]),
+            severity=p["severity"],
+            relative_gap=None if p.get("gap") is None else Decimal(p["gap"]),
+            reasons=tuple(p.get("reasons", ())),
+        )
+        for p in row.pairs
+    )
+    return detection.Contradiction(
+        metric_key=row.metric_key,
+        metric=row.metric,
+        claims=claims,
+        pairs=pairs,
+        rules=tuple(row.rules),
+        severity=row.severity,
+        relative_gap=row.relative_gap,
+    )
+
+
+def _contradiction_rows(run_id):
+    return (
+        Contradiction.objects.filter(run_id=run_id)
+        .select_related("resolution", "call", "reviewed_by")
+        .prefetch_related(
+            Prefetch(
+                "members",
+                queryset=ContradictionFinding.objects.select_related("finding__report"),
+            )
+        )
+        .order_by("position")
+    )
+
+
+class _Runner:
+    """Detection, then the arbitrations of every contradiction at once, then the consensus."""
+
+    def __init__(self, run: ContradictionRun):
+        self.run = run
+        self.ranking = Ranking.from_snapshot(run.authority)
+
+    def run_thresholds(self) -> detection.Thresholds:
+        return detection.Thresholds(self.run.value_threshold, self.run.confidence_gap)
+
+    def execute(self) -> None:
+        if self.run.detected_at is None:
+            self._detect()
+        rows = list(_contradiction_rows(self.run.id))
+        todo = [r for r in rows if not hasattr(r, "resolution")]
+        if todo:
+            self._arbitrate(todo)
+        elif not rows:
+            ContradictionRun.objects.filter(id=self.run.id).update(arbitration_ms=0)
+        self._finish()
+
+    # detection
+
+    @transaction.atomic
+    def _detect(self) -> None:
+        findings = list(
+            Finding.objects.filter(run=self.run).select_related("report")
+            .order_by("report__position", "position")
+        )
+        found = detection.detect([_claim_of(f) for f in findings], self.run_thresholds())
+        rows = Contradiction.objects.bulk_create(
+            Contradiction(
+                run=self.run,
+                position=i,
+                metric=c.metric[:200],
+                metric_key=c.metric_key[:200],
+                rules=list(c.rules),
+                severity=c.severity,
+                severity_reason=c.severity_reason,
+                relative_gap=c.relative_gap,
+                pairs=[
+                    {"slots": list(slots), "rules": list(p.rules), "severity": p.severity,
+                     "gap": None if p.relative_gap is None else str(p.relative_gap),
+                     "reasons": list(p.reasons)}
+                    for slots, p in zip(detection.slot_pairs(c), c.pairs, strict=True)
+                ],
+            )
+            for i, c in enumerate(found.contradictions, start=1)
+        )
+        ContradictionFinding.objects.bulk_create(
+            ContradictionFinding(contradiction=row, finding_id=claim.ref, slot=slot)
+            for row, c in zip(rows, found.contradictions, strict=True)
+            for slot, claim in enumerate(c.claims, start=1)
+        )
+        updated = ContradictionRun.objects.filter(
+            id=self.run.id, detected_at__isnull=True
+        ).update(
+            detected_at=timezone.now(),
+            contradictions_found=len(rows),
+            detection_notes=list(found.notes),
+        )
+        if not updated:
+            raise RuntimeError("the run's detection was stored by another runner")
+
+    # arbitration
+
+    def _arbitrate(self, rows: list[Contradiction]) -> None:
+        cases = {row.pk: _stored_case(row) for row in rows}
+        requests = {row.pk: arbitration.build_messages(cases[row.pk], self.ranking)
+                    for row in rows}
+        calls = ArbitrationCall.objects.bulk_create(
+            [
+                ArbitrationCall(
+                    run=self.run, contradiction=row, key=f"arbitrate:{row.position}",
+                    model=self.run.model, prompt=requests[row.pk],
+                    status=ArbitrationCall.Status.PENDING,
+                )
+                for row in rows
+            ],
+            update_conflicts=True,
+            unique_fields=["run", "key"],
+            update_fields=["status", "prompt", "model"],
+        )
+        call_ids = {row.pk: call.pk for row, call in zip(rows, calls, strict=True)}
+        started = time.monotonic()
+        errors: list[BaseException] = []
+        workers = min(len(rows), settings.CONTRADICTION_MAX_CONCURRENT_CALLS)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arbitrate") as pool:
+            futures = {
+                pool.submit(
+                    gateway.complete, model=self.run.model, messages=requests[row.pk],
+                    temperature=0.0,
+                ): row
+                for row in rows
+            }
+            for future in as_completed(futures):
+                row = futures[future]
+                try:
+                    response = future.result()
+                except gateway.LLMError as exc:
+                    ArbitrationCall.objects.filter(pk=call_ids[row.pk]).update(
+                        status=ArbitrationCall.Status.FAILED, error=str(exc)[:5000],
+                        attempts=exc.attempts,
+                    )
+                    errors.append(exc)
+                    continue
+                self._store(row, cases[row.pk], call_ids[row.pk], response)
+        ContradictionRun.objects.filter(id=self.run.id).update(
+            arbitration_ms=int((time.monotonic() - started) * 1000)
+        )
+        if errors:
+            raise errors[0]
+
+    @transaction.atomic
+    def _store(self, row: Contradiction, case: detection.Contradiction, call_id: int,
+               response: gateway.LLMResponse) -> None:
+        verdict = arbitration.parse_verdict(response.content, agents=len(case.claims))
+        notes = list(verdict.notes)
+        value = verdict.recommended_value
+        if value is not None and abs(value) >= MAX_VALUE:
+            notes.append("recommended_value too large to store; ignored")
+            value = None
+        elif value is not None:
+            value = value.quantize(VALUE_PLACES)
+        ArbitrationCall.objects.filter(pk=call_id).update(
+            status=ArbitrationCall.Status.DONE,
+            model=response.model,
+            raw_response=response.content,
+            parsed=verdict.as_dict(),
+            parse_failed=verdict.parse_failed,
+            tokens_in=response.tokens_in,
+            tokens_out=response.tokens_out,
+            cost_usd=response.cost_usd,
+            latency_ms=response.latency_ms,
+            attempts=response.attempts,
+            error=verdict.error,
+            completed_at=timezone.now(),
+        )
+        Resolution.objects.create(
+            contradiction=row,
+            call_id=call_id,
+            resolution=verdict.resolution,
+            action=verdict.action,
+            chosen_finding_id=case.claims[verdict.chosen - 1].ref if verdict.chosen else None,
+            explanation=verdict.explanation,
+            recommended_value=value,
+            recommended_citation=verdict.recommended_citation,
+            confidence=verdict.confidence,
+            parse_failed=verdict.parse_failed,
+            error=verdict.error,
+            notes=notes,
+        )
+
+    # consensus
+
+    def _finish(self) -> None:
+        from reviews.services import review_items_for_contradictions
+
+        run = self.run
+        with transaction.atomic():
+            built, flagged = _consensus_of(run.id, Ranking.from_snapshot(run.authority),
+                                           run.min_confidence)
+            totals = ArbitrationCall.objects.filter(run_id=run.id).aggregate(
+                tokens_in=Coalesce(Sum("tokens_in"), 0),
+                tokens_out=Coalesce(Sum("tokens_out"), 0),
+                cost=Coalesce(Sum("cost_usd"), Decimal(0)),
+            )
+            finished = ContradictionRun.objects.filter(
+                id=run.id, status=ContradictionRun.Status.RUNNING
+            ).update(
+                status=ContradictionRun.Status.COMPLETED,
+                resolved_count=built.resolved,
+                flagged_count=built.flagged,
+                reviewed_count=built.reviewed,
+                consensus_narrative=built.narrative,
+                consensus={"cases": [c.as_dict() for c in built.cases]},
+                adjusted_reports=built.adjusted_reports,
+                tokens_in=totals["tokens_in"],
+                tokens_out=totals["tokens_out"],
+                cost_usd=totals["cost"],
+                completed_at=timezone.now(),
+                error="",
+            )
+            if not finished:
+                raise RuntimeError("the run stopped running while it was being completed")
+            # Flagged contradictions are queued in the transaction that completes the run.
+            review_items_for_contradictions(run_id=run.id, flagged=flagged)
+
+
+def _consensus_of(run_id, ranking: Ranking, min_confidence: float):
+    """The consensus of a run from what is stored, and the flagged contradictions with their
+    outcome (for the review queue)."""
+    reports = list(
+        AgentReport.objects.filter(run_id=run_id).prefetch_related(
+            Prefetch("findings", queryset=Finding.objects.select_related("report"))
+        )
+    )
+    rows = list(_contradiction_rows(run_id))
+    cases = []
+    for row in rows:
+        stored = _stored_case(row)
+        resolution = getattr(row, "resolution", None)
+        verdict = None
+        if resolution is not None:
+            verdict = arbitration.Verdict(
+                resolution=resolution.resolution,
+                action=resolution.action,
+                confidence=resolution.confidence,
+                explanation=resolution.explanation,
+                recommended_value=resolution.recommended_value,
+                recommended_citation=resolution.recommended_citation,
+                chosen=next(
+                    (i for i, c in enumerate(stored.claims, start=1)
+                     if c.ref == resolution.chosen_finding_id),
+                    None,
+                ),
+                parse_failed=resolution.parse_failed,
+                error=resolution.error,
+                notes=tuple(resolution.notes),
+            )
+        cases.append(consensus.Case(row.pk, stored, verdict, _review_choice(row, stored)))
+    built = consensus.build_consensus(
+        reports=[
+            consensus.Report(r.pk, r.agent_name, r.confidence,
+                             tuple(_claim_of(f) for f in r.findings.all()))
+            for r in reports
+        ],
+        cases=cases,
+        ranking=ranking,
+        min_confidence=min_confidence,
+    )
+    rows_by_id = {row.pk: row for row in rows}
+    flagged = [(rows_by_id[o.ref], o) for o in built.cases if o.flagged_by_machine]
+    return built, flagged
+
+
+DISMISSED = "dismissed"
+
+
+def _review_choice(row: Contradiction, case: detection.Contradiction):
+    if not row.review_action:
+        return None
+    reviewer = ""
+    if row.reviewed_by is not None:
+        reviewer = row.reviewed_by.get_full_name() or row.reviewed_by.get_username()
+    if row.review_action == DISMISSED:
+        return consensus.ReviewChoice(reviewer=reviewer, note=row.review_note, dismissed=True)
+    chosen = next(
+        (i for i, c in enumerate(case.claims, start=1) if c.ref == row.review_finding_id), None
+    )
+    return consensus.ReviewChoice(action=row.review_action, chosen=chosen, reviewer=reviewer,
+                                  note=row.review_note)
+
+
+# --- an analyst's pick --------------------------------------------------------------------------
+
+
+def review_choices(contradiction: Contradiction) -> list[tuple[str, str]]:
+    """What an analyst may keep: each conflicting claim, or all of them with their context."""
+    members = sorted(contradiction.members.all(), key=lambda m: m.slot)
+    choices = [
+        (f"finding:{m.finding_id}", f"Keep {consensus.cite(_claim_of(m.finding))}")
+        for m in members
+    ]
+    choices.append((arbitration.USE_BOTH, "Keep every value, each in its own context"))
+    return choices
+
+
+def contradiction_apply_review(*, contradiction_id, user, choice: str, note: str) -> Contradiction:
+    """Record an analyst's pick (``finding:<id>``, ``use_both`` or ``dismissed``) on a flagged
+    contradiction and rebuild its run's consensus and adjusted reports with it.
+
+    Called by the review service inside the transaction that closes the review item (which
+    holds the locks and checks the item's state). Raises `ValidationError` on a bad choice.
+    """
+    row = (
+        Contradiction.objects.select_for_update(of=("self",))
+        .select_related("run")
+        .get(pk=contradiction_id)
+    )
+    members = {m.finding_id: m.slot for m in row.members.all()}
+    finding_id = None
+    if choice.startswith("finding:"):
+        try:
+            finding_id = int(choice.split(":", 1)[1])
+        except ValueError:
+            finding_id = None
+        if finding_id not in members:
+            raise ValidationError(
+                {"choice": "Choose one of this contradiction's values, or keep them all."}
+            )
+        action = f"use_agent{members[finding_id]}"
+    elif choice in (arbitration.USE_BOTH, DISMISSED):
+        action = choice
+    else:
+        raise ValidationError({"choice": "Choose the value to keep, or keep them all."})
+    row.review_action = action
+    row.review_finding_id = finding_id
+    row.reviewed_by = user
+    row.reviewed_at = timezone.now()
+    row.review_note = note
+    row.save(update_fields=["review_action", "review_finding", "reviewed_by", "reviewed_at",
+                            "review_note"])
+    run = row.run
+    built, _ = _consensus_of(run.id, Ranking.from_snapshot(run.authority), run.min_confidence)
+    ContradictionRun.objects.filter(id=run.id).update(
+        reviewed_count=built.reviewed,
+        consensus_narrative=built.narrative,
+        consensus={"cases": [c.as_dict() for c in built.cases]},
+        adjusted_reports=built.adjusted_reports,
+        updated_at=timezone.now(),
+    )
+    return row
+
+
+@transaction.atomic
+def contradiction_run_retry(*, run_id) -> bool:
+    """Queue a failed run again. Its stored detection and arbitrations are kept, so only what
+    is missing is done (and paid for). False when the run is not failed."""
+    retried = bool(
+        ContradictionRun.objects.filter(id=run_id, status=ContradictionRun.Status.FAILED).update(
+            status=ContradictionRun.Status.QUEUED, error="", completed_at=None,
+            updated_at=timezone.now(),
+        )
+    )
+    if retried:
+        from contradictions.tasks import run_contradictions
+
+        transaction.on_commit(lambda: run_contradictions.delay(str(run_id)))
+    return retried
