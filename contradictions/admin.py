@@ -16,6 +16,7 @@ from contradictions.models import (
     Finding,
     SourceAuthority,
 )
+from debates.admin import ReadOnlyInline
 
 
 @admin.register(SourceAuthority)
@@ -28,18 +29,6 @@ class SourceAuthorityAdmin(admin.ModelAdmin):
     list_editable = ("rank", "is_active")
     search_fields = ("name", "aliases", "note")
     ordering = ("rank", "name")
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class ReportInline(ReadOnlyInline):

@@ -1,6 +1,5 @@
 import json
 import sys
-import time
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -9,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from contradictions import selectors, services
 from contradictions.inputs import parse_payload
 from contradictions.models import ContradictionRun
+from debates.management.worker import require_worker, wait_until_finished
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         if bool(file) == bool(from_debate):
             raise CommandError("Give a JSON file of reports, or --from-debate DEBATE_ID.")
         if not in_process:
-            self._require_worker()
+            require_worker()
         try:
             if from_debate:
                 run = services.contradiction_run_from_debate(
@@ -56,7 +56,12 @@ class Command(BaseCommand):
         if in_process:
             services.contradiction_run_execute(run_id=run.id)
         else:
-            self._wait(run, timeout)
+            wait_until_finished(
+                ContradictionRun.objects.filter(id=run.id),
+                done=(ContradictionRun.Status.COMPLETED, ContradictionRun.Status.FAILED),
+                timeout=timeout,
+                what=f"The run {run.id}",
+            )
         run = selectors.run_detail_queryset().get(id=run.id)
         if json:
             self.stdout.write(_dumps(selectors.run_export(run)))
@@ -75,32 +80,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"{file} is not valid JSON: {exc}") from exc
 
-    def _require_worker(self):
-        from config.celery import app
 
-        try:
-            replies = app.control.ping(timeout=2.0)
-        except Exception as exc:  # noqa: BLE001 - broker down is reported, not raised raw
-            raise CommandError(f"Cannot reach the Celery broker: {exc}") from exc
-        if not replies:
-            raise CommandError(
-                "No Celery worker answered. Start one with "
-                "`.venv/bin/celery -A config worker -l info`, or pass --in-process."
-            )
-
-    def _wait(self, run, timeout):
-        deadline = time.monotonic() + timeout
-        status = run.status
-        while time.monotonic() < deadline:
-            status = ContradictionRun.objects.filter(id=run.id).values_list(
-                "status", flat=True).first()
-            if status in (ContradictionRun.Status.COMPLETED, ContradictionRun.Status.FAILED):
-                return
-            time.sleep(0.2)
-        raise CommandError(
-            f"The run {run.id} did not finish within {timeout:g} s; it is still {status}. "
-            "Check the worker's log."
-        )
 
 
 def _messages(exc: ValidationError) -> list[str]:

@@ -1,10 +1,10 @@
 import json
-import time
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from debates import selectors, services
+from debates.management.worker import require_worker, wait_until_finished
 from debates.models import Debate
 from debates.protocols import protocol_catalog
 from debates.transcript import render_text
@@ -49,7 +49,7 @@ class Command(BaseCommand):
             raise CommandError("Give the question to debate (or --list-protocols).")
         options = _parse_options(option)
         if not in_process:
-            self._require_worker()
+            require_worker()
         slugs = [s.strip() for s in agents.split(",") if s.strip()] or None
         try:
             debate = services.debate_create(
@@ -64,7 +64,12 @@ class Command(BaseCommand):
         if in_process:
             services.debate_run(debate_id=debate.id)
         else:
-            self._wait(debate, timeout)
+            wait_until_finished(
+                Debate.objects.filter(id=debate.id),
+                done=(Debate.Status.COMPLETED, Debate.Status.FAILED),
+                timeout=timeout,
+                what=f"The debate {debate.id}",
+            )
         debate = selectors.debate_get(debate.id)
         if json:
             self.stdout.write(_json_dumps(selectors.debate_export(debate)))
@@ -97,30 +102,7 @@ class Command(BaseCommand):
                     f": {opt['description']}"
                 )
 
-    def _require_worker(self):
-        from config.celery import app
 
-        try:
-            replies = app.control.ping(timeout=2.0)
-        except Exception as exc:  # noqa: BLE001 - broker down is reported, not raised raw
-            raise CommandError(f"Cannot reach the Celery broker: {exc}") from exc
-        if not replies:
-            raise CommandError(
-                "No Celery worker answered. Start one with "
-                "`.venv/bin/celery -A config worker -l info`, or pass --in-process."
-            )
-
-    def _wait(self, debate, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            status = Debate.objects.filter(id=debate.id).values_list("status", flat=True).first()
-            if status in (Debate.Status.COMPLETED, Debate.Status.FAILED):
-                return
-            time.sleep(0.2)
-        raise CommandError(
-            f"The debate {debate.id} did not finish within {timeout:g} s; it is still "
-            f"{status}. Check the worker's log."
-        )
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:
