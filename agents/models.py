@@ -1,6 +1,11 @@
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 
 class Agent(models.Model):
@@ -52,3 +57,56 @@ class Agent(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class GatewayCall(models.Model):
+    """What is stored of every call through the gateway, whatever asked for it: the audit record
+    (model, prompt, raw reply, tokens, cost, latency) and the resume point of the work that made
+    it (`key` names the call within its debate or run; a re-run finds it done and does not pay
+    for it again)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "In flight"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    key = models.CharField(max_length=120)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    model = models.CharField(max_length=200)
+    prompt = models.JSONField(default=list, help_text="The messages sent.")
+    raw_response = models.TextField(blank=True)
+    parsed = models.JSONField(default=dict, blank=True)
+    parse_failed = models.BooleanField(default=False)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return self.key
+
+    @classmethod
+    def done_fields(cls, response, *, parsed: dict[str, Any], parse_failed: bool,
+                    error: str) -> dict[str, Any]:
+        """The fields of a call that returned `response` (an `agents.gateway.LLMResponse`)."""
+        return {
+            "status": cls.Status.DONE,
+            "model": response.model,
+            "raw_response": response.content,
+            "parsed": parsed,
+            "parse_failed": parse_failed,
+            "tokens_in": response.tokens_in,
+            "tokens_out": response.tokens_out,
+            "cost_usd": response.cost_usd,
+            "latency_ms": response.latency_ms,
+            "attempts": response.attempts,
+            "error": error,
+            "completed_at": timezone.now(),
+        }

@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
+from agents.models import GatewayCall
 from contradictions.detection import SEVERITIES
 
 
@@ -289,34 +290,13 @@ class ContradictionFinding(models.Model):
         return f"Agent {self.slot}"
 
 
-class ArbitrationCall(models.Model):
-    """One arbitration through the gateway: the audit record, and the resume point of the run
-    (a re-run finds the call done and does not pay for it again)."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "In flight"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+class ArbitrationCall(GatewayCall):
+    """One arbitration of a run through the gateway (see `GatewayCall`)."""
 
     run = models.ForeignKey(ContradictionRun, on_delete=models.CASCADE, related_name="calls")
     contradiction = models.OneToOneField(
         Contradiction, on_delete=models.CASCADE, related_name="call"
     )
-    key = models.CharField(max_length=120)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    model = models.CharField(max_length=200)
-    prompt = models.JSONField(default=list, help_text="The messages sent.")
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(default=dict, blank=True)
-    parse_failed = models.BooleanField(default=False)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
-    latency_ms = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["contradiction__position"]
@@ -324,9 +304,6 @@ class ArbitrationCall(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "key"], name="arbitrationcall_unique_key"),
         ]
-
-    def __str__(self):
-        return self.key
 
 
 class Resolution(models.Model):

@@ -414,18 +414,12 @@ class _Runner:
         elif value is not None:
             value = value.quantize(VALUE_PLACES)
         ArbitrationCall.objects.filter(pk=call_id).update(
-            status=ArbitrationCall.Status.DONE,
-            model=response.model,
-            raw_response=response.content,
-            parsed=verdict.as_dict(),
-            parse_failed=verdict.parse_failed,
-            tokens_in=response.tokens_in,
-            tokens_out=response.tokens_out,
-            cost_usd=response.cost_usd,
-            latency_ms=response.latency_ms,
-            attempts=response.attempts,
-            error=verdict.error,
-            completed_at=timezone.now(),
+            **ArbitrationCall.done_fields(
+                response,
+                parsed=verdict.as_dict(),
+                parse_failed=verdict.parse_failed,
+                error=verdict.error,
+            )
         )
         Resolution.objects.create(
             contradiction=row,

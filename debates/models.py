@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from agents.models import GatewayCall
+
 
 class Debate(models.Model):
     class Status(models.TextChoices):
@@ -171,39 +173,16 @@ class Round(models.Model):
         return f"Round {self.number}: {self.name}"
 
 
-class LLMCall(models.Model):
-    """One call through the gateway: the audit record, and the resume point of a debate.
-
-    `key` names the call within its debate (e.g. ``r2:utility>accuracy``); a re-run of the
-    debate finds completed keys here and does not pay for them again.
-    """
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "In flight"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+class LLMCall(GatewayCall):
+    """One call of a debate through the gateway (see `GatewayCall`); keys look like
+    ``r2:utility>accuracy``."""
 
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="llm_calls")
     participant = models.ForeignKey(
         Participant, on_delete=models.CASCADE, related_name="llm_calls"
     )
-    key = models.CharField(max_length=120)
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    model = models.CharField(max_length=200)
-    prompt = models.JSONField(default=list, help_text="The messages sent.")
-    raw_response = models.TextField(blank=True)
-    parsed = models.JSONField(default=dict, blank=True)
-    parse_failed = models.BooleanField(default=False)
-    tokens_in = models.PositiveIntegerField(default=0)
-    tokens_out = models.PositiveIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
-    latency_ms = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["round_number", "id"]
@@ -211,9 +190,6 @@ class LLMCall(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["debate", "key"], name="llmcall_unique_key"),
         ]
-
-    def __str__(self):
-        return self.key
 
 
 class Statement(models.Model):

@@ -369,18 +369,12 @@ class _DebateRunner:
         parsed = self.protocol.parse(request, response.content)
         call_id = self.call_ids[request.key]
         LLMCall.objects.filter(pk=call_id).update(
-            status=LLMCall.Status.DONE,
-            model=response.model,
-            raw_response=response.content,
-            parsed=parsed,
-            parse_failed=bool(parsed.get("parse_failed")),
-            tokens_in=response.tokens_in,
-            tokens_out=response.tokens_out,
-            cost_usd=response.cost_usd,
-            latency_ms=response.latency_ms,
-            attempts=response.attempts,
-            error=parsed.get("error", ""),
-            completed_at=timezone.now(),
+            **LLMCall.done_fields(
+                response,
+                parsed=parsed,
+                parse_failed=bool(parsed.get("parse_failed")),
+                error=parsed.get("error", ""),
+            )
         )
         participant = self.participants[request.participant]
         if request.step == "challenge":
