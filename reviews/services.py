@@ -2,9 +2,9 @@
 
 Every action runs in one transaction, locks the rows it changes (always the debate, or for a
 contradiction's item or a failed run's item the run, first, then the item, so two actions never
-wait on each other in a circle), checks the state it expects and records a `ReviewEvent`. When two analysts act on the
-same item at once, the second one to get the lock sees the first one's change and gets a
-`ReviewConflict` saying who got there first.
+wait on each other in a circle), checks the state it expects and records a `ReviewEvent`.
+When two analysts act on the same item at once, the second one to get the lock sees the first
+one's change and gets a `ReviewConflict` saying who got there first.
 Bad input raises `ValidationError` (field -> message) and changes nothing.
 """
 
