@@ -275,3 +275,16 @@ def test_debates_given_up_before_get_their_items_when_migrating(db):
     rerun_since.refresh_from_db()
     assert rerun_since.metadata == {"review_reasons": ["uncertain"]}
     assert not rerun_since.review_items.exists()
+
+
+def test_the_debate_page_shows_the_decision_a_reviewer_set_on_a_failed_debate(
+    client, failed_item, staff
+):
+    client.force_login(staff)
+    page = reverse("debates:detail", args=[failed_item.debate_id])
+    assert "It is in the review queue" in client.get(page).content.decode()
+    services.review_resolve(item_id=failed_item.pk, user=staff, verdict="override",
+                            decision="WARN", note="Mixed views.")
+    text = client.get(page).content.decode()
+    assert "The debate failed" in text
+    assert re.search(r"A reviewer set the decision: <span class=\"decision-WARN\">WARN", text)
