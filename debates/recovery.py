@@ -109,11 +109,6 @@ def _stuck(kind: _Kind, *, now: datetime, limit: int) -> list[tuple]:
     )
 
 
-def stuck_debates(*, now: datetime, limit: int) -> list[tuple]:
-    """(id, status, updated_at, recoveries) of unfinished debates past their deadline."""
-    return _stuck(DEBATES, now=now, limit=limit)
-
-
 def _give_up_reason(kind: _Kind, status: str, recoveries: int) -> str:
     if status == Debate.Status.QUEUED:
         return (

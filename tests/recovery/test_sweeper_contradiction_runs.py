@@ -17,6 +17,9 @@ from agents import gateway
 from contradictions import services
 from contradictions.models import ArbitrationCall, ContradictionRun
 from debates import recovery
+from debates import services as debate_services
+from debates.models import Debate
+from debates.tasks import recover_stuck_debates
 from reviews import services as reviews
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import ScriptedArbitrator, reports_of
@@ -180,3 +183,21 @@ def test_the_admins_retry_closes_the_runs_failure_item(admin_client, admin_user)
     item = run.review_items.get()
     assert (item.status, item.verdict, item.assignee) == ("resolved", "rerun", admin_user)
     assert ContradictionRun.objects.get(id=run.id).status == "queued"
+
+
+def test_the_beat_task_sweeps_debates_and_runs_alike(default_agents, private_queue, redis_client,
+                                                    django_capture_on_commit_callbacks):
+    long_ago = timezone.now() - LATER_THAN_QUEUED
+    run = _run()
+    ContradictionRun.objects.filter(id=run.id).update(updated_at=long_ago)
+    debate = debate_services.debate_create(query="Is it raining?", enqueue=False)
+    Debate.objects.filter(id=debate.id).update(updated_at=long_ago)
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = recover_stuck_debates()  # what beat runs, called in-process
+    assert outcome == (
+        "debates: 1 re-enqueued, 0 given up, 0 still held by a live runner; "
+        "contradiction_runs: 1 re-enqueued, 0 given up, 0 still held by a live runner"
+    )
+    assert sorted(m["task"] for m in _messages(redis_client, private_queue)) == [
+        "contradictions.run", "debates.run_debate"
+    ]
