@@ -135,10 +135,18 @@ class ContradictionRunAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retry the selected failed runs", permissions=["add"])
     def retry_failed(self, request, queryset):
-        retried = sum(
-            services.contradiction_run_retry(run_id=run_id)
-            for run_id in queryset.values_list("id", flat=True)
-        )
+        """Each failed run is queued again and its open `run_failed` review item closed as
+        re-run; a run whose item another analyst holds is left to them."""
+        from reviews.services import ReviewConflict
+
+        retried = 0
+        for run_id in queryset.values_list("id", flat=True):
+            try:
+                retried += services.contradiction_run_retry(
+                    run_id=run_id, user=request.user, note="Retried from the admin."
+                )
+            except ReviewConflict as exc:
+                self.message_user(request, exc.message, messages.ERROR)
         self.message_user(
             request,
             f"Queued {retried} failed run(s) again; arbitrations already made are not repeated.",

@@ -119,6 +119,10 @@ class ContradictionRun(models.Model):
         null=True, blank=True, help_text="Wall time of the arbitration step (0: skipped)."
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    recoveries = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Times the sweeper re-enqueued it after its worker or message was lost.",
+    )
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -127,7 +131,15 @@ class ContradictionRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            # The sweeper's query: unfinished runs by last change.
+            models.Index(
+                fields=["status", "updated_at"],
+                condition=Q(status__in=["queued", "running"]),
+                name="run_unfinished_by_update",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(status="completed") | Q(detected_at__isnull=False),

@@ -179,12 +179,19 @@ def contradiction_run_from_debate(
 # --- running ------------------------------------------------------------------------------------
 
 
+def run_lock(run_id):
+    """One runner per run (a PostgreSQL session lock, released if the worker dies)."""
+    return advisory_lock(f"contradiction-run:{run_id}")
+
+
 def _claim(run_id) -> bool:
-    """queued -> running (or resume a running one). False when there is nothing to run."""
+    """queued -> running (or resume a running one). False when there is nothing to run, or
+    when it was already started `DEBATE_MAX_ATTEMPTS` times."""
     now = timezone.now()
     return bool(
         ContradictionRun.objects.filter(
-            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
+            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING],
+            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
         ).update(
             status=ContradictionRun.Status.RUNNING,
             started_at=Coalesce(F("started_at"), now),
@@ -199,11 +206,18 @@ def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
 
     Returns the run, or None when another runner holds it or it has already ended.
     """
-    with advisory_lock(f"contradiction-run:{run_id}") as acquired:
+    with run_lock(run_id) as acquired:
         if not acquired:
             logger.info("contradiction run %s is being run by another worker", run_id)
             return None
         if not _claim(run_id):
+            contradiction_run_fail(
+                run_id=run_id,
+                only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
+                error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
+                "running this run stopped each time (killed, out of memory or past its hard "
+                "time limit).",
+            )
             return None
         run = ContradictionRun.objects.get(id=run_id)
         try:
@@ -222,14 +236,32 @@ def _readable_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def contradiction_run_fail(*, run_id, error: str) -> bool:
-    """Mark a run that cannot finish as failed, with the reason. Leaves ended ones alone."""
-    return bool(
-        ContradictionRun.objects.filter(
-            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
-        ).update(status=ContradictionRun.Status.FAILED, error=error[:5000],
-                 completed_at=timezone.now())
+@transaction.atomic
+def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | None = None) -> bool:
+    """Mark a run that cannot finish failed, with the reason, and queue it for review (a
+    `run_failed` item, in the same transaction), whatever the cause: the sweeper giving up, a
+    worker that died too often, the arbitrator's model failing, a time limit.
+
+    Leaves ended runs alone; with `only_after_attempts`, also those started fewer times than
+    that. Returns whether it failed the run.
+    """
+    from reviews.services import review_item_for_failure
+
+    unfinished = ContradictionRun.objects.select_for_update().filter(
+        id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
     )
+    if only_after_attempts is not None:
+        unfinished = unfinished.filter(attempts__gte=only_after_attempts)
+    run = unfinished.only("id", "status", "error", "attempts", "recoveries").first()
+    if run is None:
+        return False
+    run.status = ContradictionRun.Status.FAILED
+    run.error = error[:5000]
+    run.completed_at = timezone.now()
+    run.save(update_fields=["status", "error", "completed_at", "updated_at"])
+    review_item_for_failure(run=run)
+    logger.warning("contradiction run %s failed: %s", run_id, error)
+    return True
 
 
 def _claim_of(finding: Finding) -> detection.Claim:
@@ -599,17 +631,29 @@ def contradiction_apply_review(*, contradiction_id, user, choice: str, note: str
 
 
 @transaction.atomic
-def contradiction_run_retry(*, run_id) -> bool:
+def contradiction_run_retry(*, run_id, user=None, note: str = "") -> bool:
     """Queue a failed run again. Its stored detection and arbitrations are kept, so only what
-    is missing is done (and paid for). False when the run is not failed."""
-    retried = bool(
-        ContradictionRun.objects.filter(id=run_id, status=ContradictionRun.Status.FAILED).update(
-            status=ContradictionRun.Status.QUEUED, error="", completed_at=None,
-            updated_at=timezone.now(),
-        )
-    )
-    if retried:
-        from contradictions.tasks import run_contradictions
+    is missing is done (and paid for). The counters start again (`attempts`, `recoveries`), so
+    the sweeper's bounds hold anew, and the run's open `run_failed` review item is closed as
+    re-run by `user` (raises `reviews.services.ReviewConflict` when another analyst holds it).
+    False when the run is not failed."""
+    from reviews.services import failure_items_close_for_rerun
 
-        transaction.on_commit(lambda: run_contradictions.delay(str(run_id)))
-    return retried
+    run = (
+        ContradictionRun.objects.select_for_update()
+        .only("id", "status", "error", "attempts", "recoveries")
+        .filter(id=run_id, status=ContradictionRun.Status.FAILED)
+        .first()
+    )
+    if run is None:
+        return False
+    before = {"error": run.error, "attempts": run.attempts, "recoveries": run.recoveries}
+    ContradictionRun.objects.filter(id=run_id).update(
+        status=ContradictionRun.Status.QUEUED, error="", completed_at=None, started_at=None,
+        attempts=0, recoveries=0, updated_at=timezone.now(),
+    )
+    failure_items_close_for_rerun(run_id=run_id, user=user, note=note, data=before)
+    from contradictions.tasks import run_contradictions
+
+    transaction.on_commit(lambda: run_contradictions.delay(str(run_id)))
+    return True

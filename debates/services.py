@@ -28,7 +28,7 @@ from debates.protocols import (
     resolve_protocol,
 )
 from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
-from reviews.services import review_items_for_debate
+from reviews.services import review_item_for_failure, review_items_for_debate
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ def debate_run(*, debate_id) -> Debate | None:
             logger.info("debate %s is being run by another worker", debate_id)
             return None
         if not _claim(debate_id):
-            debate_give_up(
+            debate_fail(
                 debate_id=debate_id,
                 only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
                 error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
@@ -220,44 +220,31 @@ def _readable_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def debate_fail(*, debate_id, error: str) -> bool:
-    """Mark a debate that cannot finish as failed, with the reason. Leaves ended ones alone."""
-    failed = bool(
-        Debate.objects.filter(
-            id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
-        ).update(status=Debate.Status.FAILED, error=error[:5000], completed_at=timezone.now())
-    )
-    if failed:
-        webhooks.notify_debate_event(debate_id=debate_id, event=webhooks.Event.DEBATE_FAILED)
-    return failed
-
-
-REVIEW_REASON_FAILED = "debate_failed"
-
-
 @transaction.atomic
-def debate_give_up(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
-    """Mark a debate that could not be brought to an end failed, with the reason, and ask for
-    a human review: `metadata["review_reasons"]` gets "debate_failed" (the review queue reads
-    that key). Leaves ended debates alone; with `only_after_attempts`, also those started
-    fewer times than that."""
+def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
+    """Mark a debate that cannot finish failed, with the reason, and queue it for review (a
+    `debate_failed` item, in the same transaction: see `reviews.triage`). Every failure for
+    good comes here: the sweeper giving up, a worker that died too often, the LLM failing
+    permanently or after its retries, a time limit, a configuration that cannot run.
+
+    Leaves ended debates alone; with `only_after_attempts`, also those started fewer times
+    than that. Returns whether it failed the debate.
+    """
     unfinished = Debate.objects.select_for_update().filter(
         id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
     )
     if only_after_attempts is not None:
         unfinished = unfinished.filter(attempts__gte=only_after_attempts)
-    debate = unfinished.first()
+    debate = unfinished.only("id", "status", "error", "attempts", "recoveries").first()
     if debate is None:
         return False
-    reasons = list(debate.metadata.get("review_reasons") or [])
-    if REVIEW_REASON_FAILED not in reasons:
-        reasons.append(REVIEW_REASON_FAILED)
-    debate.metadata = {**debate.metadata, "review_reasons": reasons}
     debate.status = Debate.Status.FAILED
     debate.error = error[:5000]
     debate.completed_at = timezone.now()
-    debate.save(update_fields=["metadata", "status", "error", "completed_at", "updated_at"])
-    logger.warning("debate %s given up: %s", debate_id, error)
+    debate.save(update_fields=["status", "error", "completed_at", "updated_at"])
+    review_item_for_failure(debate=debate)
+    webhooks.notify_debate_event(debate_id=debate_id, event=webhooks.Event.DEBATE_FAILED)
+    logger.warning("debate %s failed: %s", debate_id, error)
     return True
 
 

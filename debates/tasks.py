@@ -38,5 +38,6 @@ def deliver_webhook(self, *, event_id: str, debate_id: str, event: str, url: str
 
 @shared_task(name="debates.recover_stuck_debates")
 def recover_stuck_debates() -> str:
-    """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE)."""
-    return str(recovery.recover_stuck_debates())
+    """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE): sweeps
+    stuck debates and contradiction runs."""
+    return "; ".join(f"{kind}: {report}" for kind, report in recovery.sweep().items())

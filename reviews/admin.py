@@ -42,11 +42,11 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
                    "created_at")
     search_fields = ("debate__query", "contradiction__metric", "summary")
-    list_select_related = ("debate", "contradiction", "assignee")
+    list_select_related = ("debate", "contradiction", "contradiction_run", "assignee")
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
-    actions = ["claim", "resolve_uphold"]
+    actions = ["claim", "resolve_uphold", "rerun", "dismiss"]
     inlines = [ReviewEventInline]
     fieldsets = (
         (None, {"fields": ("debate_link", "reason", "summary", "priority", "status", "assignee",
@@ -74,22 +74,37 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def question(self, obj):
         if obj.is_contradiction:
             return f"Contradiction: {obj.contradiction.metric}"[:80]
+        if obj.is_run_failure:
+            return f"Contradiction run {str(obj.contradiction_run_id)[:8]} failed"
         return obj.debate.query[:80]
 
     @admin.display(description="Machine decision", ordering="debate__decision")
     def machine_decision(self, obj):
         if obj.is_contradiction:
             return "flag_for_review"
-        return obj.debate.decision
+        if obj.is_run_failure:
+            return "-"
+        return obj.debate.decision or f"- ({obj.debate.status})"
 
     @admin.display(description="Effective decision")
     def effective_decision(self, obj):
         if obj.is_contradiction:
             return obj.contradiction.review_action or "-"
-        return obj.debate.effective_decision
+        if obj.is_run_failure:
+            return "-"
+        return obj.debate.effective_decision or "-"
 
     @admin.display(description="Debate or run")
     def debate_link(self, obj):
+        if obj.is_run_failure:
+            return format_html(
+                '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
+                reverse("admin:contradictions_contradictionrun_change",
+                        args=[obj.contradiction_run_id]),
+                str(obj.contradiction_run_id)[:8],
+                obj.contradiction_run.get_status_display().lower(),
+                reverse("reviews:item", args=[obj.pk]),
+            )
         if obj.is_contradiction:
             return format_html(
                 '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
@@ -108,6 +123,11 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="Transcript")
     def transcript(self, obj):
+        failure = ""
+        if obj.is_failure:
+            failure = render_to_string("reviews/_failure_admin.html", {"item": obj})
+        if obj.is_run_failure:
+            return failure
         if obj.is_contradiction:
             page = contradiction_selectors.arrange(
                 contradiction_selectors.run_detail_queryset().get(id=obj.contradiction.run_id)
@@ -119,9 +139,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 + render_to_string("contradictions/_case.html", {"case": case})
             )
         debate = debate_detail_queryset().get(id=obj.debate_id)
-        # The template escapes every stored text; the result is HTML we produced.
+        # The templates escape every stored text; the result is HTML we produced.
         return mark_safe(
-            render_to_string("reviews/_transcript.html", selectors.transcript_context(debate))
+            failure
+            + render_to_string("reviews/_transcript.html", selectors.transcript_context(debate))
         )
 
     @admin.action(description="Claim the selected items", permissions=["review"])
@@ -160,6 +181,50 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "title": "Uphold the machine's decision",
                 "opts": self.model._meta,
                 "items": queryset.select_related("debate", "assignee"),
+                "form": form,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    @admin.action(description="Re-run the selected failed debates and runs",
+                  permissions=["review"])
+    def rerun(self, request, queryset):
+        """Queue each item's failed debate (or run) again, from what is stored; the item is
+        resolved as re-run. Other items, and items someone else holds, are reported."""
+        done, failed = 0, []
+        for item_id in queryset.values_list("id", flat=True):
+            try:
+                services.review_rerun(item_id=item_id, user=request.user)
+                done += 1
+            except (services.ReviewConflict, ValidationError) as exc:
+                failed.append(f"#{item_id}: "
+                              + (getattr(exc, "message", None) or "; ".join(exc.messages)))
+        self._report(request, f"Queued {done} failed debate(s) or run(s) again; calls already "
+                     "made are not repeated.", done, failed)
+
+    @admin.action(description="Dismiss (with a note)", permissions=["review"])
+    def dismiss(self, request, queryset):
+        form = NoteForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            done, failed = 0, []
+            for item_id in queryset.values_list("id", flat=True):
+                try:
+                    services.review_dismiss(item_id=item_id, user=request.user,
+                                            note=form.cleaned_data["note"])
+                    done += 1
+                except (services.ReviewConflict, ValidationError) as exc:
+                    failed.append(getattr(exc, "message", None) or "; ".join(exc.messages))
+            self._report(request, f"Dismissed {done} item(s).", done, failed)
+            return None
+        return TemplateResponse(
+            request,
+            "admin/reviews/reviewitem/dismiss.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Dismiss review items",
+                "opts": self.model._meta,
+                "items": queryset.select_related("debate", "contradiction",
+                                                 "contradiction_run", "assignee"),
                 "form": form,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             },

@@ -77,6 +77,26 @@ class ResolveForm(NoteForm):
         return data
 
 
+class DecideForm(NoteForm):
+    """A failed debate's verdict: the decision the service answers with, set by the analyst
+    (there is no machine decision to uphold)."""
+
+    decision = forms.ChoiceField(
+        error_messages={"required": "Choose the decision the debate gets.",
+                        "invalid_choice": "Choose one of the protocol's decisions."},
+    )
+    field_order = ["decision", "note"]
+
+    def __init__(self, *args, decisions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["decision"].choices = [("", "choose a decision"), *[(d, d) for d in decisions]]
+
+
+class RerunForm(forms.Form):
+    note = forms.CharField(required=False, strip=True, max_length=5000,
+                           widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+
+
 class KeepForm(NoteForm):
     """A contradiction's verdict: the value to keep (one of the conflicting claims, or all of
     them with their context)."""

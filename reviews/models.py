@@ -6,9 +6,9 @@ from reviews import triage
 
 
 class ReviewItem(models.Model):
-    """One reason a completed debate, or a contradiction the arbitrator could not settle, needs
-    a human, and what the human decided about it. Exactly one of `debate` and `contradiction`
-    is set."""
+    """One reason a debate, a contradiction the arbitrator could not settle, or a contradiction
+    run that failed needs a human, and what the human decided about it. Exactly one of
+    `debate`, `contradiction` and `contradiction_run` is set."""
 
     class Reason(models.TextChoices):
         SAFETY_VETO = triage.SAFETY_VETO, triage.REASONS[triage.SAFETY_VETO][0]
@@ -22,6 +22,8 @@ class ReviewItem(models.Model):
         NO_CONSENSUS = triage.NO_CONSENSUS, triage.REASONS[triage.NO_CONSENSUS][0]
         UNCERTAIN = triage.UNCERTAIN, triage.REASONS[triage.UNCERTAIN][0]
         LOW_CONFIDENCE = triage.LOW_CONFIDENCE, triage.REASONS[triage.LOW_CONFIDENCE][0]
+        DEBATE_FAILED = triage.DEBATE_FAILED, triage.REASONS[triage.DEBATE_FAILED][0]
+        RUN_FAILED = triage.RUN_FAILED, triage.REASONS[triage.RUN_FAILED][0]
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -34,6 +36,7 @@ class ReviewItem(models.Model):
         UPHOLD = "uphold", "Upheld the machine's decision"
         OVERRIDE = "override", "Overrode the decision"
         KEEP = "keep", "Picked the value to keep"
+        RERUN = "rerun", "Re-ran it"
 
     ACTIVE = (Status.OPEN, Status.CLAIMED)
     CLOSED = (Status.RESOLVED, Status.DISMISSED)
@@ -45,6 +48,10 @@ class ReviewItem(models.Model):
     contradiction = models.ForeignKey(
         "contradictions.Contradiction", null=True, blank=True, on_delete=models.CASCADE,
         related_name="review_items",
+    )
+    contradiction_run = models.ForeignKey(
+        "contradictions.ContradictionRun", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="review_items", help_text="A contradiction run that failed (run_failed).",
     )
     reason = models.CharField(max_length=24, choices=Reason.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -85,9 +92,18 @@ class ReviewItem(models.Model):
                 condition=Q(status__in=["open", "claimed"]),
                 name="reviewitem_one_active_per_contradiction_reason",
             ),
+            models.UniqueConstraint(
+                fields=["contradiction_run", "reason"],
+                condition=Q(status__in=["open", "claimed"]),
+                name="reviewitem_one_active_per_run_reason",
+            ),
             models.CheckConstraint(
-                condition=Q(debate__isnull=False, contradiction__isnull=True)
-                | Q(debate__isnull=True, contradiction__isnull=False),
+                condition=Q(debate__isnull=False, contradiction__isnull=True,
+                            contradiction_run__isnull=True)
+                | Q(debate__isnull=True, contradiction__isnull=False,
+                    contradiction_run__isnull=True)
+                | Q(debate__isnull=True, contradiction__isnull=True,
+                    contradiction_run__isnull=False),
                 name="reviewitem_one_subject",
             ),
             models.CheckConstraint(
@@ -131,6 +147,15 @@ class ReviewItem(models.Model):
     @property
     def is_contradiction(self) -> bool:
         return self.contradiction_id is not None
+
+    @property
+    def is_run_failure(self) -> bool:
+        return self.contradiction_run_id is not None
+
+    @property
+    def is_failure(self) -> bool:
+        """A failed debate's or run's item: no machine decision; re-run, decide or dismiss."""
+        return self.reason in triage.FAILURE_REASONS
 
 
 class ReviewEvent(models.Model):

@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q, QuerySet
 
-from debates.models import Debate, Statement
+from debates.models import Debate, LLMCall, Statement
 from reviews.models import ReviewEvent, ReviewItem
 
 STATUS_FILTERS = {
@@ -24,13 +24,17 @@ STATUS_FILTERS = {
 # What a queue row shows of its debate (or contradiction); the rest (transcript, claims) is not
 # loaded.
 QUEUE_DEBATE_FIELDS = (
-    "debate__id", "debate__query", "debate__protocol", "debate__decision",
+    "debate__id", "debate__query", "debate__protocol", "debate__status", "debate__decision",
     "debate__decision_override", "debate__consensus_type", "debate__metadata",
     "debate__review_status",
 )
 QUEUE_CONTRADICTION_FIELDS = (
     "contradiction__id", "contradiction__metric", "contradiction__severity",
     "contradiction__run_id",
+)
+QUEUE_RUN_FIELDS = (
+    "contradiction_run__id", "contradiction_run__status", "contradiction_run__error",
+    "contradiction_run__review_status", "contradiction_run__contradictions_found",
 )
 
 
@@ -42,11 +46,13 @@ def queue_items(
     `status`: a key of STATUS_FILTERS. `assignee`: "" (anyone), "me", "none" (unassigned) or
     a user id.
     """
-    items = ReviewItem.objects.select_related("debate", "contradiction", "assignee").only(
+    items = ReviewItem.objects.select_related(
+        "debate", "contradiction", "contradiction_run", "assignee"
+    ).only(
         "id", "reason", "status", "priority", "summary", "created_at", "claimed_at",
         "closed_at", "verdict", "decision_override", "assignee__id", "assignee__username",
         "assignee__first_name", "assignee__last_name", *QUEUE_DEBATE_FIELDS,
-        *QUEUE_CONTRADICTION_FIELDS,
+        *QUEUE_CONTRADICTION_FIELDS, *QUEUE_RUN_FIELDS,
     )
     statuses = STATUS_FILTERS.get(status, ReviewItem.ACTIVE)
     if statuses is not None:
@@ -75,7 +81,7 @@ def reviewers() -> QuerySet:
 
 def review_item_get(item_id) -> ReviewItem:
     return (
-        ReviewItem.objects.select_related("assignee", "contradiction")
+        ReviewItem.objects.select_related("assignee", "contradiction", "contradiction_run")
         .prefetch_related(
             Prefetch("events", queryset=ReviewEvent.objects.select_related("actor")),
         )
@@ -84,10 +90,12 @@ def review_item_get(item_id) -> ReviewItem:
 
 
 def review_item_detail(item_id) -> ReviewItem:
-    """One item with its debate, its holder, its history (with who acted) and every item of the
-    same debate (`item.debate.review_items`), in a fixed number of queries."""
+    """One item with its debate (or contradiction, or failed run), its holder, its history (with
+    who acted) and every item of the same debate (`item.debate.review_items`), in a fixed number
+    of queries."""
     return (
-        ReviewItem.objects.select_related("debate", "assignee")
+        ReviewItem.objects.select_related("debate", "assignee", "contradiction__run",
+                                          "contradiction_run")
         .prefetch_related(
             Prefetch("events", queryset=ReviewEvent.objects.select_related("actor")),
             Prefetch(
@@ -100,12 +108,14 @@ def review_item_detail(item_id) -> ReviewItem:
 
 
 def other_items_for_debate(item: ReviewItem) -> list[ReviewItem]:
-    """The other items of the same debate, or of the same contradiction run."""
+    """The other items of the same debate, or of the same contradiction run (its
+    contradictions' and its own failure's)."""
     if item.debate_id is not None:
         siblings = ReviewItem.objects.filter(debate_id=item.debate_id)
     else:
+        run_id = item.contradiction_run_id or item.contradiction.run_id
         siblings = ReviewItem.objects.filter(
-            contradiction__run_id=item.contradiction.run_id
+            Q(contradiction__run_id=run_id) | Q(contradiction_run_id=run_id)
         ).select_related("contradiction")
     return list(
         siblings.exclude(pk=item.pk).select_related("assignee").order_by("-priority", "created_at")
@@ -194,3 +204,26 @@ def transcript_context(debate: Debate) -> dict[str, Any]:
         "parse_failures": parse_failures(debate),
         "metadata_rows": metadata_rows(debate.metadata),
     }
+
+
+@dataclass
+class Progress:
+    """How far a failed debate got: what a re-run starts from."""
+
+    calls_done: int
+    calls_failed: int
+    calls_in_flight: int
+    rounds: int
+    statements: int
+
+
+def debate_progress(debate: Debate) -> Progress:
+    """`debate` from `debates.selectors.debate_detail_queryset()` (no queries here)."""
+    calls = [c.status for c in debate.llm_calls.all()]
+    return Progress(
+        calls_done=calls.count(LLMCall.Status.DONE),
+        calls_failed=calls.count(LLMCall.Status.FAILED),
+        calls_in_flight=calls.count(LLMCall.Status.PENDING),
+        rounds=len(debate.rounds.all()),
+        statements=len(debate.statements.all()),
+    )

@@ -1,29 +1,29 @@
 """Writes for the review queue: putting outcomes in front of analysts, and their actions.
 
 Every action runs in one transaction, locks the rows it changes (always the debate, or for a
-contradiction item its run, first, then the item, so two actions never wait on each other in a
-circle), checks the state it expects and records a `ReviewEvent`. When two analysts act on the
-same item at once, the second one to get the lock sees the first one's change and gets a
-`ReviewConflict` saying who got there first.
+contradiction's item or a failed run's item the run, first, then the item, so two actions never
+wait on each other in a circle), checks the state it expects and records a `ReviewEvent`.
+When two analysts act on the same item at once, the second one to get the lock sees the first
+one's change and gets a `ReviewConflict` saying who got there first.
 Bad input raises `ValidationError` (field -> message) and changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from contradictions.detection import format_value
 from contradictions.models import ContradictionRun
 from debates import webhooks
-from debates.models import Debate
+from debates.models import Debate, Statement
 from debates.protocols import ProtocolError, get_protocol
 from reviews import triage
 from reviews.models import ReviewEvent, ReviewItem
@@ -155,6 +155,83 @@ def review_items_for_contradictions(*, run_id, flagged: list) -> list[ReviewItem
     return created
 
 
+def review_item_for_failure(*, debate: Debate | None = None,
+                            run: ContradictionRun | None = None) -> ReviewItem | None:
+    """Open the `debate_failed` (or `run_failed`) item of a debate (or contradiction run) that
+    has just been failed for good, with its error, attempts and recoveries.
+
+    Called inside the transaction that fails it, with the debate's (run's) row locked and
+    already saved as failed, so a failure is never stored without its item. One active item per
+    subject and reason: while one is open or claimed nothing more is queued; once a re-run
+    closed it, failing again opens a new one. Returns the item created, if any.
+    """
+    if (debate is None) == (run is None):
+        raise ValueError("pass exactly one of debate and run")
+    reason = triage.DEBATE_FAILED if debate is not None else triage.RUN_FAILED
+    if reason not in enabled_reasons():
+        return None
+    subject = {"debate": debate} if debate is not None else {"contradiction_run": run}
+    if ReviewItem.objects.filter(**subject, reason=reason, status__in=ReviewItem.ACTIVE).exists():
+        return None
+    failed = debate or run
+    max_risk = None
+    if debate is not None:
+        max_risk = Statement.objects.filter(debate=debate).aggregate(m=Max("risk"))["m"]
+    flag = triage.failure_flag(reason=reason, error=failed.error, attempts=failed.attempts,
+                               recoveries=failed.recoveries, max_risk=max_risk)
+    item = ReviewItem.objects.create(**subject, reason=flag.reason, priority=flag.priority,
+                                     summary=flag.summary, details=flag.details)
+    ReviewEvent.objects.create(item=item, action=ReviewEvent.Action.CREATED,
+                               to_status=item.status, note=item.summary)
+    if debate is not None:
+        _sync_debate(debate.pk)
+    else:
+        _sync_run(run.pk)
+    logger.info("%s %s failed: review item #%s", "debate" if debate else "contradiction run",
+                failed.pk, item.pk)
+    return item
+
+
+def failure_items_close_for_rerun(*, debate_id=None, run_id=None, user=None, note: str = "",
+                                  data: dict | None = None) -> list[ReviewItem]:
+    """Close the open failure item of a failed debate (or run) that is being queued again, as
+    resolved with the verdict `rerun`, by `user` (None: the system).
+
+    Called by the re-run services (`debates.recovery.debate_rerun`,
+    `contradictions.services.contradiction_run_retry`) inside their transaction, with the
+    subject's row locked. Raises `ReviewConflict` when another analyst holds the item.
+    """
+    subject = {"debate_id": debate_id} if debate_id is not None else {
+        "contradiction_run_id": run_id}
+    items = list(
+        ReviewItem.objects.select_for_update()
+        .filter(**subject, reason__in=triage.FAILURE_REASONS, status__in=ReviewItem.ACTIVE)
+        .order_by("id")
+    )
+    now = timezone.now()
+    for item in items:
+        if user is not None:
+            _conflict_if_taken(item, user)
+        previous = item.status
+        item.status = ReviewItem.Status.RESOLVED
+        item.verdict = ReviewItem.Verdict.RERUN
+        item.note = (note or "").strip()
+        item.assignee = user if user is not None else item.assignee
+        item.claimed_at = item.claimed_at or now
+        item.closed_at = now
+        item.save(update_fields=["status", "verdict", "note", "assignee", "claimed_at",
+                                 "closed_at"])
+        _record(item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous,
+                note=item.note, data={"verdict": ReviewItem.Verdict.RERUN, **(data or {})})
+    if debate_id is not None:
+        _sync_debate(debate_id)
+        for item in items:
+            webhooks.notify_review_resolved(debate_id=debate_id, item_id=item.pk)
+    elif items:
+        _sync_run(run_id)
+    return items
+
+
 # --- analysts' actions ------------------------------------------------------------------------
 
 
@@ -176,20 +253,33 @@ def _require_note(note: str | None, action: str) -> str:
     return note
 
 
-def _subject_of(item_id) -> tuple[Any, Any]:
-    """(debate id, contradiction run id) of an item: exactly one of them is set."""
+class Subject(NamedTuple):
+    """What an item is about: a debate, or a contradiction run (through one of its
+    contradictions, or directly when the run failed)."""
+
+    debate_id: Any
+    run_id: Any
+    contradiction_id: Any
+
+
+def _subject_of(item_id) -> Subject:
     row = (
         ReviewItem.objects.filter(pk=item_id)
-        .values_list("debate_id", "contradiction__run_id")
+        .values_list("debate_id", "contradiction__run_id", "contradiction_run_id",
+                     "contradiction_id")
         .first()
     )
     if row is None:
         raise ReviewItem.DoesNotExist(f"There is no review item #{item_id}.")
-    return row
+    debate_id, contradiction_run_id, failed_run_id, contradiction_id = row
+    return Subject(debate_id, contradiction_run_id or failed_run_id, contradiction_id)
 
 
 def _lock_run(run_id) -> ContradictionRun:
-    return ContradictionRun.objects.select_for_update().only("id", "review_status").get(id=run_id)
+    return (
+        ContradictionRun.objects.select_for_update().only("id", "status", "review_status")
+        .get(id=run_id)
+    )
 
 
 def _lock_item(item_id) -> ReviewItem:
@@ -201,9 +291,15 @@ def _lock_item(item_id) -> ReviewItem:
 def _lock_debate(debate_id) -> Debate:
     return (
         Debate.objects.select_for_update()
-        .only("id", "protocol", "decision", "decision_override", "review_status")
+        .only("id", "protocol", "status", "decision", "decision_override", "review_status")
         .get(id=debate_id)
     )
+
+
+def _lock_subject(subject: Subject) -> Debate | ContradictionRun:
+    if subject.debate_id is not None:
+        return _lock_debate(subject.debate_id)
+    return _lock_run(subject.run_id)
 
 
 def _conflict_if_taken(item: ReviewItem, user) -> None:
@@ -256,7 +352,9 @@ def _sync_debate(debate_id, **changes) -> None:
 
 def _sync_run(run_id) -> None:
     """Keep `ContradictionRun.review_status` in step with its contradictions' items."""
-    counts = ReviewItem.objects.filter(contradiction__run_id=run_id).aggregate(
+    counts = ReviewItem.objects.filter(
+        Q(contradiction__run_id=run_id) | Q(contradiction_run_id=run_id)
+    ).aggregate(
         total=Count("id"),
         active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),
         resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
@@ -330,27 +428,46 @@ def review_resolve(*, item_id, user, verdict: str, note: str, decision: str = ""
     The item may be open (resolving claims it) or claimed by `user`. An override becomes the
     debate's `decision_override` (its effective decision); the machine's `decision` is never
     changed. The latest verdict on a debate is the one that stands: upholding clears an
-    override an earlier item set.
+    override an earlier item set. A failed debate has no machine decision: its item is
+    resolved only by an override, which sets the decision the service answers with (the
+    debate stays failed).
     """
     _require_staff(user)
     note = _require_note(note, "resolve")
     verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
     if verdict not in verdicts:
         raise ValidationError({"verdict": "Choose a verdict: uphold or override."})
-    debate_id, _ = _subject_of(item_id)
-    if debate_id is None:
+    subject = _subject_of(item_id)
+    if subject.contradiction_id is not None:
         raise ValidationError(
             {"verdict": "This item is a contradiction: pick the value to keep instead."}
         )
-    debate = _lock_debate(debate_id)
+    if subject.debate_id is None:
+        raise ValidationError(
+            {"verdict": "A failed contradiction run has no decision to uphold or override: "
+             "re-run it, or dismiss the item."}
+        )
+    debate = _lock_debate(subject.debate_id)
     item = _lock_item(item_id)
     _conflict_if_taken(item, user)
+    if verdict == ReviewItem.Verdict.UPHOLD and not debate.decision:
+        raise ValidationError(
+            {"verdict": f"The debate {debate.get_status_display().lower()} without a decision, "
+             "so there is none to uphold: set the decision (override), re-run it, or dismiss "
+             "the item."}
+        )
     decision = (decision or "").strip().upper()
     if verdict == ReviewItem.Verdict.OVERRIDE:
         choices = allowed_decisions(debate)
-        if decision not in choices:
+        if not choices:
             raise ValidationError(
-                {"decision": f"Choose the decision that replaces {debate.decision}: "
+                {"decision": f"The debate's protocol '{debate.protocol}' no longer exists, so "
+                 "no decision can be set: dismiss the item instead."}
+            )
+        if decision not in choices:
+            replaces = f"replaces {debate.decision}" if debate.decision else "the debate gets"
+            raise ValidationError(
+                {"decision": f"Choose the decision that {replaces}: "
                  f"one of {', '.join(c for c in choices if c != debate.decision)}."}
             )
         if decision == debate.decision:
@@ -390,14 +507,11 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     """Close an item that needs no verdict (e.g. a false alarm), saying why."""
     _require_staff(user)
     note = _require_note(note, "dismiss")
-    debate_id, run_id = _subject_of(item_id)
-    if debate_id is not None:
-        _lock_debate(debate_id)
-    else:
-        _lock_run(run_id)
+    debate_id, run_id, contradiction_id = subject = _subject_of(item_id)
+    _lock_subject(subject)
     item = _lock_item(item_id)
     _conflict_if_taken(item, user)
-    if run_id is not None:
+    if contradiction_id is not None:
         from contradictions.services import contradiction_apply_review
 
         contradiction_apply_review(
@@ -435,9 +549,13 @@ def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
     to the run's adjusted reports and consensus narrative, in the same transaction."""
     _require_staff(user)
     note = _require_note(note, "resolve")
-    _, run_id = _subject_of(item_id)
+    _, run_id, contradiction_id = _subject_of(item_id)
     if run_id is None:
         raise ValidationError({"choice": "This item is a debate's: uphold or override instead."})
+    if contradiction_id is None:
+        raise ValidationError(
+            {"choice": "This item is a failed run's: re-run it, or dismiss the item."}
+        )
     _lock_run(run_id)
     item = _lock_item(item_id)
     _conflict_if_taken(item, user)
@@ -468,4 +586,42 @@ def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
         },
     )
     _sync_run(run_id)
+    return item
+
+
+@transaction.atomic
+def review_rerun(*, item_id, user, note: str = "") -> ReviewItem:
+    """Close a failed debate's (or run's) item by queueing the debate (run) again, from what
+    is stored: LLM calls already made are not made again. The note is optional.
+
+    The item may be open or claimed by `user`; it is resolved with the verdict `rerun`. The
+    counters start again (`attempts`, `recoveries`), so the sweeper's bounds hold anew, and a
+    reviewer's decision is cleared (the re-run asks the machine). If the re-run fails too, a new
+    item is queued.
+    """
+    _require_staff(user)
+    subject = _subject_of(item_id)
+    locked = _lock_subject(subject)
+    item = _lock_item(item_id)
+    _conflict_if_taken(item, user)
+    if not item.is_failure:
+        raise ValidationError(
+            {"non_field_errors": f"Only a failed debate or run can be re-run; this item is "
+             f"'{item.get_reason_display()}'. Resolve or dismiss it instead."}
+        )
+    failed = Debate.Status.FAILED if subject.debate_id else ContradictionRun.Status.FAILED
+    if locked.status != failed:
+        raise ReviewConflict(
+            f"The {'debate' if subject.debate_id else 'run'} is {locked.status}, not failed: "
+            "it was queued again already."
+        )
+    if subject.debate_id is not None:
+        from debates.recovery import debate_rerun
+
+        debate_rerun(debate_id=subject.debate_id, user=user, note=note)
+    else:
+        from contradictions.services import contradiction_run_retry
+
+        contradiction_run_retry(run_id=subject.run_id, user=user, note=note)
+    item.refresh_from_db()
     return item

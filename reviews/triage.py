@@ -1,4 +1,4 @@
-"""Which debate outcomes need a human, and how urgently. Plain Python: no ORM, no settings.
+"""Which outcomes need a human, and how urgently. Plain Python: no ORM, no settings.
 
 `flags_for(metadata, injection_findings)` reads a completed debate's decision metadata (what
 `debates.rules.decide` and the protocol recorded) and returns one `Flag` per reason to review:
@@ -17,6 +17,8 @@ reason                        raised when
 ``no_consensus``              raised by a protocol (no consensus within its rounds)
 ``uncertain``                 raised by a protocol (e.g. UNCERTAIN carried the debate)
 ``low_confidence``            ``low_confidence_warning``: average confidence below 60
+``debate_failed``             the debate failed for good (`failure_flag`, not from metadata)
+``run_failed``                a contradiction run failed for good (`failure_flag`)
 ============================  ==============================================================
 
 Protocols raise reasons of their own through the metadata key ``review_reasons``: a list of
@@ -28,15 +30,26 @@ Contradiction runs raise ``flag_for_review`` for each contradiction the consensu
 settle (`contradiction_flag`), one item per contradiction. Priority: 60 + 10 for a high-severity
 contradiction, + 5 for a medium one.
 
+A debate or a contradiction run that fails for good (the sweeper gave up on it, its worker
+died too often, the LLM failed permanently or after its retries, a time limit, a configuration
+that cannot run) gets one ``debate_failed`` / ``run_failed`` item (`failure_flag`): its client
+got an error instead of an answer, and only a person can re-run it, set the answer, or let it
+go. These reasons are never taken from a protocol's ``review_reasons``.
+
 Priority (higher is reviewed first) = the reason's base + one point per full 10 of the
 debate's highest risk (``max_risk``, 0-100, so 0-10 points)::
 
-    safety_veto 80, high_risk_dissent 80, prompt_injection 70, parse_failure 60,
-    flag_for_review 60, split_vote 50, no_consensus 50, uncertain 40, low_confidence 30
+    safety_veto 80, high_risk_dissent 80, prompt_injection 70, debate_failed 70,
+    run_failed 70, parse_failure 60, flag_for_review 60, split_vote 50, no_consensus 50,
+    uncertain 40, low_confidence 30
 
 so a veto or an outvoted high-risk assessment (80-90) always comes before a split (50-60),
-and among items of the same reason the riskier debate comes first. The queue sorts by
-priority, then by age (oldest first).
+and among items of the same reason the riskier debate comes first. A failure comes after a
+veto or an outvoted high risk (those answers may already be acted on; a failed debate gave no
+answer to act on) and before every outcome whose machine decision stands meanwhile (a parse
+failure's fail-safe REFUSE, a split's WARN ...): nothing stands for a failed debate. Its risk
+is the highest risk its agents stated before it failed (0 when none did; a run has none). The
+queue sorts by priority, then by age (oldest first).
 """
 
 from __future__ import annotations
@@ -54,12 +67,16 @@ SPLIT_VOTE = "split_vote"
 NO_CONSENSUS = "no_consensus"
 UNCERTAIN = "uncertain"
 LOW_CONFIDENCE = "low_confidence"
+DEBATE_FAILED = "debate_failed"
+RUN_FAILED = "run_failed"
 
 # In priority order; the labels are what analysts read.
 REASONS: dict[str, tuple[str, int]] = {
     SAFETY_VETO: ("Safety veto", 80),
     HIGH_RISK_DISSENT: ("High-risk dissent outvoted", 80),
     PROMPT_INJECTION: ("Suspected prompt injection", 70),
+    DEBATE_FAILED: ("Debate failed", 70),
+    RUN_FAILED: ("Contradiction run failed", 70),
     PARSE_FAILURE: ("Unparseable reply (fail-safe REFUSE)", 60),
     FLAG_FOR_REVIEW: ("Flagged for review", 60),
     SPLIT_VOTE: ("Split vote", 50),
@@ -67,6 +84,10 @@ REASONS: dict[str, tuple[str, int]] = {
     UNCERTAIN: ("Uncertain outcome", 40),
     LOW_CONFIDENCE: ("Low confidence", 30),
 }
+
+
+# Raised only by `failure_flag`, for an unfinished subject: never by a completed outcome.
+FAILURE_REASONS = (DEBATE_FAILED, RUN_FAILED)
 
 
 @dataclass(frozen=True)
@@ -173,7 +194,7 @@ def _protocol_flags(metadata: Mapping[str, Any]) -> list[tuple]:
             name, summary = str(entry.get("reason", "")), str(entry.get("summary", ""))
         else:
             name, summary = str(entry), ""
-        if name in REASONS:
+        if name in REASONS and name not in FAILURE_REASONS:
             found.append((name, summary or f"Raised by the protocol: {REASONS[name][0]}",
                           {"raised_by": "protocol"}))
         else:
@@ -208,4 +229,22 @@ def contradiction_flag(*, metric: str, severity: str, reason: str, rules: Sequen
         REASONS[FLAG_FOR_REVIEW][1] + SEVERITY_POINTS.get(severity, 0),
         f"Contradiction on {metric} ({severity}): {reason}"[:300],
         {"metric": metric, "severity": severity, "rules": list(rules), "why": reason},
+    )
+
+
+def failure_flag(*, reason: str, error: str, attempts: int, recoveries: int,
+                 max_risk: Any = None) -> Flag:
+    """The review item of a debate (``debate_failed``) or contradiction run (``run_failed``)
+    that failed for good. `error` is the readable reason it was failed with; `max_risk` the
+    highest risk its agents stated before it failed (None: none did)."""
+    if reason not in FAILURE_REASONS:
+        raise ValueError(f"{reason!r} is not a failure reason")
+    details: dict[str, Any] = {"error": error, "attempts": attempts, "recoveries": recoveries}
+    if max_risk is not None:
+        details["max_risk"] = max_risk
+    return Flag(
+        reason,
+        priority_for(reason, max_risk),
+        (error.strip() or REASONS[reason][0])[:300],
+        details,
     )

@@ -11,4 +11,5 @@ urlpatterns = [
     path("<int:pk>/release/", views.release, name="release"),
     path("<int:pk>/resolve/", views.resolve, name="resolve"),
     path("<int:pk>/dismiss/", views.dismiss, name="dismiss"),
+    path("<int:pk>/rerun/", views.rerun, name="rerun"),
 ]

@@ -18,7 +18,15 @@ from contradictions import selectors as contradiction_selectors
 from contradictions.services import review_choices
 from debates.selectors import debate_detail_queryset
 from reviews import selectors, services
-from reviews.forms import KeepForm, NoteForm, QueueFilterForm, ReleaseForm, ResolveForm
+from reviews.forms import (
+    DecideForm,
+    KeepForm,
+    NoteForm,
+    QueueFilterForm,
+    ReleaseForm,
+    RerunForm,
+    ResolveForm,
+)
 from reviews.models import ReviewItem
 
 
@@ -98,24 +106,55 @@ def _render_contradiction_item(request, item: ReviewItem, *, status=200, **forms
     return render(request, "reviews/contradiction_item.html", context, status=status)
 
 
+def _render_run_item(request, item: ReviewItem, *, status=200, **forms):
+    """A failed contradiction run's item: why it failed, how far it got, and what to do."""
+    run = contradiction_selectors.run_detail_queryset().get(id=item.contradiction_run_id)
+    flags = _action_flags(request, item)
+    context = {
+        "item": item,
+        "run": run,
+        "page": contradiction_selectors.arrange(run),
+        "others": selectors.other_items_for_debate(item),
+        "events": list(item.events.all()),
+        **flags,
+        "can_rerun": flags["can_close"] and run.status == run.Status.FAILED,
+        "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
+        "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
+        "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
+    }
+    return render(request, "reviews/run_item.html", context, status=status)
+
+
 def _render_item(request, pk, *, status=200, **forms):
     item = _item_or_404(pk)
     if item.is_contradiction:
         return _render_contradiction_item(request, item, status=status, **forms)
+    if item.is_run_failure:
+        return _render_run_item(request, item, status=status, **forms)
     debate = debate_detail_queryset().get(id=item.debate_id)
     decisions = services.allowed_decisions(debate)
+    flags = _action_flags(request, item)
     context = {
         **selectors.transcript_context(debate),
         "item": item,
         "others": selectors.other_items_for_debate(item),
         "events": list(item.events.all()),
-        **_action_flags(request, item),
+        **flags,
         "resolve_form": forms.get("resolve_form")
         or ResolveForm(machine_decision=debate.decision, decisions=decisions,
                        initial={"verdict": ""}),
         "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
         "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
     }
+    if item.is_failure:
+        context.update({
+            "failure": True,
+            "progress": selectors.debate_progress(debate),
+            "can_rerun": flags["can_close"] and debate.status == debate.Status.FAILED,
+            "decide_form": forms.get("decide_form")
+            or DecideForm(prefix="decide", decisions=decisions),
+            "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
+        })
     return render(request, "reviews/item.html", context, status=status)
 
 
@@ -179,6 +218,12 @@ def resolve(request, pk):
         raise Http404(f"There is no review item #{pk}.")
     if item.is_contradiction:
         return _keep(request, item)
+    if item.is_run_failure:
+        messages.error(request, "A failed contradiction run has no decision to set: re-run it, "
+                       "or dismiss the item.")
+        return _render_item(request, pk, status=400)
+    if item.is_failure:
+        return _decide(request, item)
     debate = item.debate
     form = ResolveForm(
         request.POST,
@@ -214,6 +259,49 @@ def dismiss(request, pk):
         ),
         form=form, form_name="dismiss_form",
         success=lambda i: f"Dismissed review item #{i.pk}.",
+        next_url=reverse("reviews:queue"),
+    )
+
+
+def _decide(request, item: ReviewItem):
+    """A failed debate's verdict: the decision the analyst sets (an override of nothing)."""
+    form = DecideForm(request.POST, prefix="decide",
+                      decisions=services.allowed_decisions(item.debate))
+    return _perform(
+        request, item.pk,
+        lambda: services.review_resolve(
+            item_id=item.pk, user=request.user, verdict=ReviewItem.Verdict.OVERRIDE,
+            decision=form.cleaned_data["decision"], note=form.cleaned_data["note"],
+        ),
+        form=form, form_name="decide_form",
+        success=lambda done: f"Resolved review item #{done.pk}: the debate's decision is now "
+        f"{done.decision_override} (set by you; the debate failed before deciding).",
+        next_url=reverse("reviews:queue"),
+    )
+
+
+@require_POST
+@staff_required
+def rerun(request, pk):
+    item = ReviewItem.objects.filter(pk=pk).only("id", "reason").first()
+    if item is None:
+        raise Http404(f"There is no review item #{pk}.")
+    if not item.is_failure:
+        messages.error(request, "Only a failed debate or run can be re-run: resolve or dismiss "
+                       "this item instead.")
+        return _render_item(request, pk, status=400)
+    form = RerunForm(request.POST, prefix="rerun")
+
+    def success(done: ReviewItem) -> str:
+        what = "debate" if done.debate_id else "contradiction run"
+        return (f"Re-ran review item #{done.pk}'s {what}: it is queued again and resumes from "
+                "what is stored (calls already made are not repeated).")
+
+    return _perform(
+        request, pk,
+        lambda: services.review_rerun(item_id=pk, user=request.user,
+                                      note=form.cleaned_data["note"]),
+        form=form, form_name="rerun_form", success=success,
         next_url=reverse("reviews:queue"),
     )
 

@@ -172,15 +172,16 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
 
 # --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
-# Every DEBATE_SWEEP_INTERVAL seconds the sweeper re-enqueues debates queued for longer than
-# DEBATE_QUEUED_DEADLINE, or running for longer than DEBATE_RUNNING_DEADLINE without a live
-# runner. A live run cannot outlast the hard time limit, hence that default.
+# Every DEBATE_SWEEP_INTERVAL seconds the sweeper re-enqueues debates (and contradiction runs:
+# the same settings) queued for longer than DEBATE_QUEUED_DEADLINE, or running for longer than
+# DEBATE_RUNNING_DEADLINE without a live runner. A live run cannot outlast the hard time limit,
+# hence that default.
 DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=60)
 DEBATE_QUEUED_DEADLINE = env.int("DEBATE_QUEUED_DEADLINE", default=300)
 DEBATE_RUNNING_DEADLINE = env.int(
     "DEBATE_RUNNING_DEADLINE", default=CELERY_TASK_TIME_LIMIT + 60
 )
-# After this many re-enqueues the sweeper marks the debate failed and asks for a review.
+# After this many re-enqueues the sweeper marks the debate (run) failed and queues a review.
 DEBATE_MAX_RECOVERIES = env.int("DEBATE_MAX_RECOVERIES", default=3)
 # A debate whose worker died this many times (e.g. killed for memory) is not started again.
 DEBATE_MAX_ATTEMPTS = env.int("DEBATE_MAX_ATTEMPTS", default=5)
@@ -214,12 +215,13 @@ LOGGING = {
 }
 
 # --- Review queue -----------------------------------------------------------------------------
-# Which reasons put a completed debate in front of an analyst (see reviews/triage.py for each).
+# Which reasons put a debate (or run) in front of an analyst (see reviews/triage.py for each).
 REVIEW_ENQUEUE_REASONS = env.list(
     "REVIEW_ENQUEUE_REASONS",
     default=[
         "safety_veto", "high_risk_dissent", "prompt_injection", "parse_failure",
         "flag_for_review", "split_vote", "no_consensus", "uncertain", "low_confidence",
+        "debate_failed", "run_failed",
     ],
 )
 

@@ -1,8 +1,10 @@
-"""The review queue over the API, for staff: list, read, claim, release, resolve, dismiss.
+"""The review queue over the API, for staff: list, read, claim, release, resolve, dismiss,
+re-run.
 
 The same selectors and services as the browser queue (`reviews.selectors`, `reviews.services`),
 so the same rules hold: one analyst wins a race for an item, the loser gets `409` with who got
-there first; a verdict needs a note; an override needs one of the protocol's decisions.
+there first; a verdict needs a note; an override needs one of the protocol's decisions; a failed
+debate's item is resolved by setting its decision (an override), re-run, or dismissed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from contradictions.models import Contradiction, ContradictionRun
 from debates.api.serializers import BlankAsNullCharField, StrictCharField
 from debates.api.views import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from debates.models import Debate
@@ -62,7 +65,7 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Debate
-        fields = ["id", "url", "question", "protocol", "decision", "machine_decision",
+        fields = ["id", "url", "question", "protocol", "status", "decision", "machine_decision",
                   "review_status", "consensus_type", "votes"]
         read_only_fields = fields
 
@@ -77,18 +80,49 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
 
 
 class ReviewDebateDetailSerializer(ReviewDebateSerializer):
-    status = serializers.CharField(read_only=True)
     allowed_decisions = serializers.SerializerMethodField(
-        help_text="The decisions an override may choose (the protocol's, except the machine's)."
+        help_text="The decisions an override may choose (the protocol's, except the machine's; "
+        "all of them for a failed debate, which has none)."
     )
+    error = BlankAsNullCharField(help_text="Why the debate failed, while it is failed.")
 
     class Meta(ReviewDebateSerializer.Meta):
-        fields = [*ReviewDebateSerializer.Meta.fields, "status", "reasoning",
-                  "allowed_decisions", "completed_at"]
+        fields = [*ReviewDebateSerializer.Meta.fields, "reasoning", "allowed_decisions",
+                  "error", "completed_at"]
         read_only_fields = fields
 
     def get_allowed_decisions(self, debate: Debate) -> list[str]:
         return [d for d in services.allowed_decisions(debate) if d != debate.decision]
+
+
+class ReviewContradictionSerializer(serializers.ModelSerializer):
+    """A contradiction the arbitrator could not settle (the pick is made on the review page)."""
+
+    run = serializers.UUIDField(source="run_id", read_only=True,
+                                help_text="The contradiction run it belongs to.")
+
+    class Meta:
+        model = Contradiction
+        fields = ["id", "metric", "severity", "run"]
+        read_only_fields = fields
+
+
+class ReviewRunSerializer(serializers.ModelSerializer):
+    """A contradiction run that failed."""
+
+    url = serializers.SerializerMethodField(help_text="The run's own resource.")
+    review_status = BlankAsNullCharField()
+    error = BlankAsNullCharField(help_text="Why the run failed, while it is failed.")
+
+    class Meta:
+        model = ContradictionRun
+        fields = ["id", "url", "status", "review_status", "error", "contradictions_found"]
+        read_only_fields = fields
+
+    def get_url(self, run: ContradictionRun) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("api:contradiction-run-detail", args=[run.id])
+        )
 
 
 class ReviewItemSerializer(serializers.ModelSerializer):
@@ -98,15 +132,27 @@ class ReviewItemSerializer(serializers.ModelSerializer):
         slug_field="username", read_only=True, allow_null=True,
         help_text="Who holds it; once closed, who resolved or dismissed it.",
     )
-    verdict = BlankAsNullCharField(help_text="uphold or override, once resolved.")
+    verdict = BlankAsNullCharField(
+        help_text="Once resolved: uphold, override (also a failed debate's decision set by the "
+        "analyst), keep (a contradiction's value picked) or rerun (a failed debate or run "
+        "queued again)."
+    )
     decision_override = BlankAsNullCharField(help_text="The decision an override set.")
-    debate = ReviewDebateSerializer(read_only=True)
+    debate = ReviewDebateSerializer(
+        read_only=True, allow_null=True, help_text="The debate, for a debate's item."
+    )
+    contradiction = ReviewContradictionSerializer(
+        read_only=True, allow_null=True, help_text="The contradiction, for a contradiction's item."
+    )
+    contradiction_run = ReviewRunSerializer(
+        read_only=True, allow_null=True, help_text="The run, for a failed run's item (run_failed)."
+    )
 
     class Meta:
         model = ReviewItem
         fields = ["id", "url", "reason", "reason_label", "status", "priority", "summary",
                   "assignee", "verdict", "decision_override", "created_at", "claimed_at",
-                  "closed_at", "debate"]
+                  "closed_at", "debate", "contradiction", "contradiction_run"]
         read_only_fields = fields
 
     def get_url(self, item: ReviewItem) -> str:
@@ -144,10 +190,12 @@ class ReviewSiblingSerializer(serializers.ModelSerializer):
 class ReviewItemDetailSerializer(ReviewItemSerializer):
     details = serializers.JSONField(read_only=True, help_text="What triage recorded.")
     note = BlankAsNullCharField(help_text="The analyst's note on resolving or dismissing.")
-    debate = ReviewDebateDetailSerializer(read_only=True)
+    debate = ReviewDebateDetailSerializer(
+        read_only=True, allow_null=True, help_text="The debate, for a debate's item."
+    )
     events = ReviewEventSerializer(many=True, read_only=True, help_text="Oldest first.")
     other_items = serializers.SerializerMethodField(
-        help_text="The debate's other review items."
+        help_text="The other review items of the same debate (or contradiction run)."
     )
 
     class Meta(ReviewItemSerializer.Meta):
@@ -156,7 +204,10 @@ class ReviewItemDetailSerializer(ReviewItemSerializer):
 
     @extend_schema_field(ReviewSiblingSerializer(many=True))
     def get_other_items(self, item: ReviewItem) -> list[dict]:
-        others = [i for i in item.debate.review_items.all() if i.pk != item.pk]
+        if item.debate_id is not None:
+            others = [i for i in item.debate.review_items.all() if i.pk != item.pk]
+        else:
+            others = selectors.other_items_for_debate(item)
         return ReviewSiblingSerializer(others, many=True, context=self.context).data
 
 
@@ -214,8 +265,9 @@ class ReleaseSerializer(serializers.Serializer):
 
 class ResolveSerializer(serializers.Serializer):
     verdict = serializers.ChoiceField(
-        choices=ReviewItem.Verdict.values[1:],
-        help_text="uphold the machine's decision, or override it with `decision`.",
+        choices=[ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE],
+        help_text="uphold the machine's decision, or override it with `decision` (a failed "
+        "debate has no decision to uphold: override sets the one it gets).",
         error_messages={
             "required": "Choose a verdict: uphold or override.",
             "invalid_choice": "'{input}' is not a verdict: choose uphold or override.",
@@ -238,6 +290,11 @@ class ResolveSerializer(serializers.Serializer):
 
 class DismissSerializer(serializers.Serializer):
     note = NoteRequiredField("dismiss")
+
+
+class RerunSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
+                           help_text="Optional: why you re-run it (e.g. what was fixed).")
 
 
 # --- views ------------------------------------------------------------------------------------
@@ -340,8 +397,18 @@ def _action_schema(name: str, summary: str, description: str, request, *,
     ),
     dismiss=_action_schema(
         "dismiss", "Dismiss a review item (staff)",
-        "Closes an open item, or one you hold, with no verdict (a false alarm), saying why.",
+        "Closes an open item, or one you hold, with no verdict (a false alarm), saying why. A "
+        "failed debate or run stays failed.",
         DismissSerializer,
+    ),
+    rerun=_action_schema(
+        "rerun", "Re-run a failed debate or run (staff)",
+        "For a `debate_failed` or `run_failed` item, open or held by you: queues the debate "
+        "(run) again from what is stored (LLM calls already made are not repeated; its attempt "
+        "counters start again) and resolves the item with the verdict `rerun`. Sends the "
+        "debate's `review.resolved` webhook. `400` for any other item; `409` when someone "
+        "else holds or closed it, or the debate is no longer failed.",
+        RerunSerializer,
     ),
 )
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -414,4 +481,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def dismiss(self, request, pk=None):
         data = self._valid(DismissSerializer, request)
         return self._act(request, pk, lambda: services.review_dismiss(
+            item_id=pk, user=request.user, note=data["note"]))
+
+    @action(detail=True, methods=["post"])
+    def rerun(self, request, pk=None):
+        data = self._valid(RerunSerializer, request)
+        return self._act(request, pk, lambda: services.review_rerun(
             item_id=pk, user=request.user, note=data["note"]))

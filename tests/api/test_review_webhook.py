@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import uuid
+from unittest import mock
 
 import pytest
+from django.conf import settings
 
 from accounts.services import webhook_secret_get
 from debates import services as debate_services
 from debates import webhooks
+from debates.models import Debate
 from reviews import services
 from reviews.models import ReviewItem
 from tests.api.conftest import client_for
@@ -105,3 +108,30 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
     assert (after_dismissal["review"]["item_id"], after_dismissal["review"]["status"],
             after_dismissal["review"]["verdict"]) == (low.pk, "dismissed", None)
     assert first["headers"]["X-Debate-Delivery"] != second["headers"]["X-Debate-Delivery"]
+
+
+def test_a_given_up_debate_sends_debate_failed_and_its_rerun_sends_review_resolved(
+    default_agents, user, staff_user, django_capture_on_commit_callbacks
+):
+    debate = debate_services.debate_create(query=SPLIT, created_by=user, enqueue=False,
+                                           callback_url="http://127.0.0.1:9/hook")
+    Debate.objects.filter(id=debate.id).update(
+        recoveries=settings.DEBATE_MAX_RECOVERIES
+    )
+    with mock.patch("debates.tasks.deliver_webhook.delay") as deliver, \
+            mock.patch("debates.tasks.run_debate.delay"):
+        with django_capture_on_commit_callbacks(execute=True):
+            debate_services.debate_fail(debate_id=debate.id,
+                                        error="Gave up after 3 re-enqueues.")
+        item = ReviewItem.objects.get(debate=debate, reason="debate_failed")
+        with django_capture_on_commit_callbacks(execute=True):
+            services.review_rerun(item_id=item.pk, user=staff_user,
+                                  note="internal: worker back")
+    events = [call.kwargs["payload"] for call in deliver.call_args_list]
+    assert [e["event"] for e in events] == ["debate.failed", "review.resolved"]
+    assert (events[0]["debate"]["status"], events[0]["debate"]["error"]) == (
+        "failed", "Gave up after 3 re-enqueues.")
+    assert events[1]["debate"]["status"] == "queued"
+    assert (events[1]["review"]["reason"], events[1]["review"]["verdict"]) == ("debate_failed",
+                                                                              "rerun")
+    assert "worker back" not in json.dumps(events)

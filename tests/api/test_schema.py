@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts.services import token_issue
 from reviews.models import ReviewItem
-from tests.reviews.conftest import SPLIT, run_offline
+from tests.reviews.conftest import SPLIT, failed_debate, run_offline
 
 
 def test_the_schema_validates_without_warnings(db):
@@ -36,7 +36,7 @@ def test_the_schema_validates_without_warnings(db):
                  "/api/v1/health/", "/api/v1/webhook-secret/", "/api/v1/reviews/",
                  "/api/v1/reviews/{id}/", "/api/v1/reviews/{id}/claim/",
                  "/api/v1/reviews/{id}/release/", "/api/v1/reviews/{id}/resolve/",
-                 "/api/v1/reviews/{id}/dismiss/"):
+                 "/api/v1/reviews/{id}/dismiss/", "/api/v1/reviews/{id}/rerun/"):
         assert f"{path}:" in schema
 
 
@@ -135,6 +135,38 @@ def test_real_review_answers_keep_to_the_schema(in_process_requests, staff_token
     for path, method, body, query, expected in steps:
         case = schema[path][method].Case(
             path_parameters=one if "{id}" in path else None,
+            query=query,
+            **({} if body is None else {"body": body, "media_type": "application/json"}),
+        )
+        response = case.call_and_validate(headers=headers)
+        assert response.status_code == expected, (path, response.text)
+
+
+def test_real_failure_review_answers_keep_to_the_schema(in_process_requests, staff_token):
+    """A failed debate's item and a failed run's item, through their actions: every answer is
+    checked against the schema."""
+    from contradictions.services import contradiction_run_create, contradiction_run_fail
+    from tests.contradictions.conftest import reports_of
+
+    item = failed_debate().review_items.get()
+    run = contradiction_run_create(reports=reports_of("simple"), enqueue=False)
+    contradiction_run_fail(run_id=run.id, error="The arbitrator's model failed (permanent).")
+    run_item = ReviewItem.objects.get(contradiction_run=run)
+    headers = {"Authorization": f"Bearer {staff_token}"}
+    steps = [
+        ("/api/v1/reviews/", "GET", item, None, {"status": "all"}, 200),
+        ("/api/v1/reviews/{id}/", "GET", item, None, None, 200),
+        ("/api/v1/reviews/{id}/", "GET", run_item, None, None, 200),
+        ("/api/v1/reviews/{id}/resolve/", "POST", item, {"verdict": "uphold", "note": "x"},
+         None, 400),
+        ("/api/v1/reviews/{id}/rerun/", "POST", item, {"note": 5}, None, 400),
+        ("/api/v1/reviews/{id}/rerun/", "POST", item, {"note": "key renewed"}, None, 200),
+        ("/api/v1/reviews/{id}/rerun/", "POST", item, {}, None, 409),
+        ("/api/v1/reviews/{id}/dismiss/", "POST", run_item, {"note": "withdrawn"}, None, 200),
+    ]
+    for path, method, subject, body, query, expected in steps:
+        case = schema[path][method].Case(
+            path_parameters={"id": subject.pk} if "{id}" in path else None,
             query=query,
             **({} if body is None else {"body": body, "media_type": "application/json"}),
         )

@@ -17,6 +17,7 @@ from agents import gateway
 from agents.models import Agent
 from debates import recovery, services
 from debates.models import Debate, LLMCall
+from reviews.models import ReviewItem
 
 LATER_THAN_QUEUED = timedelta(seconds=settings.DEBATE_QUEUED_DEADLINE + 1)
 LATER_THAN_RUNNING = timedelta(seconds=settings.DEBATE_RUNNING_DEADLINE + 1)
@@ -101,8 +102,13 @@ def test_the_sweeper_gives_up_after_its_last_recovery_and_sends_the_debate_to_re
     assert debate.status == Debate.Status.FAILED
     assert debate.error.startswith(f"Gave up after {settings.DEBATE_MAX_RECOVERIES} restarts")
     assert "worker running the debate was lost" in debate.error
-    assert debate.metadata == {"injection_suspected": True, "review_reasons": ["debate_failed"]}
+    assert debate.metadata == {"injection_suspected": True}
     assert debate.completed_at is not None
+    [item] = ReviewItem.objects.filter(debate=debate)
+    assert (item.reason, item.status, item.summary) == ("debate_failed", "open", debate.error)
+    assert item.details == {"error": debate.error, "attempts": 0,
+                            "recoveries": settings.DEBATE_MAX_RECOVERIES}
+    assert debate.review_status == Debate.ReviewStatus.PENDING
 
 
 def test_a_queued_debate_no_worker_takes_is_given_up_with_its_own_reason(default_agents):
@@ -112,7 +118,9 @@ def test_a_queued_debate_no_worker_takes_is_given_up_with_its_own_reason(default
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert "no worker took the debate" in debate.error
-    assert debate.metadata["review_reasons"] == ["debate_failed"]
+    assert list(debate.review_items.values_list("reason", "summary")) == [
+        ("debate_failed", debate.error)
+    ]
 
 
 # --- failures of the run itself ----------------------------------------------------------------
@@ -126,7 +134,7 @@ def test_a_debate_whose_worker_died_too_often_is_failed_not_started_again(defaul
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts" in debate.error
-    assert debate.metadata["review_reasons"] == ["debate_failed"]
+    assert list(debate.review_items.values_list("reason", flat=True)) == ["debate_failed"]
 
 
 def test_a_debate_past_its_soft_time_limit_fails_with_a_readable_error(default_agents):

@@ -78,3 +78,30 @@ def high_risk_dissent_metadata() -> dict:
 @pytest.fixture
 def split_debate(default_agents) -> Debate:
     return run_offline(SPLIT)
+
+
+PROVIDER_ERROR = "the provider rejected the API key"
+
+
+def llm_failing_at(step: str = "challenge"):
+    """Patch the LLM boundary: the offline model, except that every S4 call of `step` fails
+    for good (as when the provider rejects the key)."""
+    real = gateway.complete
+
+    def failing(*, model, messages, temperature=0.2, **kwargs):
+        if messages[-1]["content"].startswith(f"STEP: {step}"):
+            raise gateway.LLMError(PROVIDER_ERROR, permanent=True, attempts=1)
+        return real(model=model, messages=messages, temperature=temperature, **kwargs)
+
+    return mock.patch.object(gateway, "complete", failing)
+
+
+def failed_debate(query: str = SPLIT, *, failing_step: str = "challenge") -> Debate:
+    """A debate run in-process whose language model fails for good at `failing_step` (S4's
+    round 2 by default, so round 1 is stored): the debate is failed and its `debate_failed`
+    review item queued."""
+    debate = services.debate_create(query=query, enqueue=False)
+    with llm_failing_at(failing_step):
+        services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    return debate

@@ -1,4 +1,5 @@
-"""An analyst works a split vote in real headless Chromium, from login to override."""
+"""An analyst works the queue in real headless Chromium: a split vote from login to override,
+and a failed debate re-run through the worker."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from reviews.models import ReviewItem
-from tests.reviews.conftest import SPLIT, run_offline
+from tests.reviews.conftest import PROVIDER_ERROR, SPLIT, failed_debate, run_offline
 
 
 @pytest.mark.django_db(transaction=True)
@@ -54,3 +55,37 @@ def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, art
 
     page.goto(f"{live_server.url}/admin/debates/debate/{debate.pk}/change/")
     assert "REFUSE (reviewer override; machine: WARN)" in page.locator("#content").inner_text()
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_an_analyst_reruns_a_failed_debate_and_watches_it_complete(
+    live_server, page, artifacts_dir, celery_worker_process, default_agents, django_user_model
+):
+    django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    debate = failed_debate()  # the provider rejected the key in round 2
+    item = ReviewItem.objects.get(debate=debate)
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/reviews/%3Freason%3Ddebate_failed")
+    page.fill("#id_username", "dana")
+    page.fill("#id_password", "a-long-passphrase")
+    page.click("button[type=submit]")
+    row = page.locator(f'tr[data-item="{item.pk}"]')
+    assert "Debate failed" in row.inner_text() and "none: the debate failed" in row.inner_text()
+    row.get_by_role("link", name=SPLIT).click()
+    page.wait_for_url(f"{live_server.url}/reviews/{item.pk}/")
+    assert PROVIDER_ERROR in page.get_by_test_id("failure-error").inner_text()
+    assert page.get_by_test_id("progress").inner_text().startswith("3 LLM calls answered")
+    page.screenshot(path=str(artifacts_dir / "review-failed-debate.png"), full_page=False)
+
+    page.fill("#id_rerun-note", "The provider key was renewed.")
+    page.get_by_role("button", name="Re-run the debate").click()
+    page.wait_for_url(f"{live_server.url}/reviews/")
+    assert "it is queued again" in page.locator(".messages").inner_text()
+
+    page.goto(f"{live_server.url}/debates/{debate.pk}/")
+    page.locator("#decision").wait_for(timeout=30_000)  # the worker ran it
+    assert page.locator("#decision-heading").inner_text() == "Decision: WARN"
+    page.goto(f"{live_server.url}/reviews/{item.pk}/")
+    assert page.get_by_test_id("item-status").inner_text() == "Resolved (dana)"
+    assert "The provider key was renewed." in page.locator("#history").inner_text()

@@ -128,7 +128,8 @@ def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(def
     assert debate.status == Debate.Status.FAILED
     assert debate.decision == ""
     assert not Vote.objects.filter(debate=debate).exists()
-    assert not ReviewItem.objects.exists()
+    # None of the decision's items (split vote ...): only the failure's own.
+    assert list(ReviewItem.objects.values_list("reason", flat=True)) == ["debate_failed"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -123,3 +123,31 @@ def test_every_rules_outcome_gets_flags_sorted_by_priority_once_per_reason(votes
     assert (triage.SAFETY_VETO in reasons) == metadata["veto_applied"]
     assert (triage.SPLIT_VOTE in reasons) == (metadata["consensus_type"] in ("split", "tie"))
     assert all(0 < f.priority <= 90 for f in flags)
+
+
+# --- failures -----------------------------------------------------------------------------------
+
+
+def test_a_failure_is_ranked_by_the_highest_risk_stated_before_it_failed():
+    flag = triage.failure_flag(reason=triage.DEBATE_FAILED, error="Gave up after 3 restarts.",
+                               attempts=3, recoveries=3, max_risk=85)
+    assert (flag.reason, flag.priority, flag.summary) == ("debate_failed", 78,
+                                                          "Gave up after 3 restarts.")
+    assert flag.details == {"error": "Gave up after 3 restarts.", "attempts": 3,
+                            "recoveries": 3, "max_risk": 85}
+    run = triage.failure_flag(reason=triage.RUN_FAILED, error="", attempts=0, recoveries=3)
+    assert (run.priority, run.summary) == (70, "Contradiction run failed")
+
+
+def test_a_failure_comes_after_vetoes_and_before_every_decision_that_stands():
+    riskless_failure = triage.priority_for(triage.DEBATE_FAILED, 0)
+    assert triage.priority_for(triage.SAFETY_VETO, 0) > riskless_failure
+    assert riskless_failure > triage.priority_for(triage.PARSE_FAILURE, 90)
+    assert riskless_failure > triage.priority_for(triage.SPLIT_VOTE, 100)
+
+
+def test_a_protocol_cannot_raise_a_failure_for_a_completed_debate():
+    flags = triage.flags_for({"review_reasons": ["debate_failed", "run_failed"]}, [])
+    assert [(f.reason, f.details["raised_as"]) for f in flags] == [
+        (triage.FLAG_FOR_REVIEW, "debate_failed")
+    ]
