@@ -86,6 +86,12 @@ class GatewayCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
+    # What `done_fields` sets, for bulk updates.
+    DONE_FIELDS = (
+        "status", "model", "raw_response", "parsed", "parse_failed", "tokens_in", "tokens_out",
+        "cost_usd", "latency_ms", "attempts", "error", "completed_at",
+    )
+
     class Meta:
         abstract = True
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from decimal import Decimal
 from typing import Any
 
@@ -303,15 +303,21 @@ class _DebateRunner:
             workers = min(len(todo), settings.DEBATE_MAX_CONCURRENT_CALLS)
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
                 futures = {pool.submit(self._call, c): c for c in todo}
-                for future in as_completed(futures):
-                    request = futures[future]
-                    try:
-                        response = future.result()
-                    except gateway.LLMError as exc:
-                        self._store_failure(request, exc)
-                        errors.append(exc)
-                        continue
-                    results[request.key] = self._store(rnd, request, response)
+                in_flight = set(futures)
+                while in_flight:
+                    # Store what has returned, as soon as it has: the replies that came back
+                    # together are stored together, in one transaction.
+                    returned, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    answered = []
+                    for future in returned:
+                        request = futures[future]
+                        try:
+                            answered.append((request, future.result()))
+                        except gateway.LLMError as exc:
+                            self._store_failure(request, exc)
+                            errors.append(exc)
+                    if answered:
+                        results.update(self._store(rnd, answered))
             if errors:
                 raise errors[0]
         if step.closes_round:
@@ -352,51 +358,68 @@ class _DebateRunner:
         )
 
     @transaction.atomic
-    def _store(self, rnd: Round, request: CallRequest, response: gateway.LLMResponse) -> dict:
-        parsed = self.protocol.parse(request, response.content)
-        call_id = self.call_ids[request.key]
-        LLMCall.objects.filter(pk=call_id).update(
-            **LLMCall.done_fields(
-                response,
-                parsed=parsed,
-                parse_failed=bool(parsed.get("parse_failed")),
-                error=parsed.get("error", ""),
+    def _store(
+        self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]]
+    ) -> dict[str, dict]:
+        """Store replies: each call's record, and the statement or challenge it made."""
+        stored: dict[str, dict] = {}
+        calls, challenges, statements = [], [], []
+        for request, response in answered:
+            parsed = self.protocol.parse(request, response.content)
+            call_id = self.call_ids[request.key]
+            calls.append(
+                LLMCall(
+                    pk=call_id,
+                    **LLMCall.done_fields(
+                        response,
+                        parsed=parsed,
+                        parse_failed=bool(parsed.get("parse_failed")),
+                        error=parsed.get("error", ""),
+                    ),
+                )
             )
-        )
-        participant = self.participants[request.participant]
-        if request.step == "challenge":
-            Challenge.objects.create(
-                debate=self.debate,
-                round=rnd,
-                challenger=participant,
-                challenged=self.participants[request.target],
-                call_id=call_id,
-                stance=parsed["stance"],
-                argument=parsed["argument"],
-                suggested_decision=parsed["suggested_decision"],
-                parse_failed=parsed["parse_failed"],
-            )
-        else:
-            previous = ""
-            if request.previous_key:
-                previous = self.done.get(request.previous_key, {}).get("decision", "")
-            Statement.objects.create(
-                debate=self.debate,
-                round=rnd,
-                participant=participant,
-                call_id=call_id,
-                kind=request.step,
-                decision=parsed["decision"],
-                confidence=parsed["confidence"],
-                risk=parsed["risk"],
-                reasoning=parsed["reasoning"],
-                previous_decision=previous,
-                parse_failed=parsed["parse_failed"],
-                notes=parsed.get("notes", []),
-                details=parsed.get("details", {}),
-            )
-        self.done[request.key] = parsed
-        return parsed
+            participant = self.participants[request.participant]
+            if request.step == "challenge":
+                challenges.append(
+                    Challenge(
+                        debate=self.debate,
+                        round=rnd,
+                        challenger=participant,
+                        challenged=self.participants[request.target],
+                        call_id=call_id,
+                        stance=parsed["stance"],
+                        argument=parsed["argument"],
+                        suggested_decision=parsed["suggested_decision"],
+                        parse_failed=parsed["parse_failed"],
+                    )
+                )
+            else:
+                previous = ""
+                if request.previous_key:
+                    previous = self.done.get(request.previous_key, {}).get("decision", "")
+                statements.append(
+                    Statement(
+                        debate=self.debate,
+                        round=rnd,
+                        participant=participant,
+                        call_id=call_id,
+                        kind=request.step,
+                        decision=parsed["decision"],
+                        confidence=parsed["confidence"],
+                        risk=parsed["risk"],
+                        reasoning=parsed["reasoning"],
+                        previous_decision=previous,
+                        parse_failed=parsed["parse_failed"],
+                        notes=parsed.get("notes", []),
+                        details=parsed.get("details", {}),
+                    )
+                )
+            stored[request.key] = parsed
+        LLMCall.objects.bulk_update(calls, LLMCall.DONE_FIELDS)
+        Challenge.objects.bulk_create(challenges)
+        Statement.objects.bulk_create(statements)
+        self.done.update(stored)
+        return stored
 
     def _finish(self, outcome: Outcome) -> None:
         debate = self.debate
