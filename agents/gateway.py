@@ -12,8 +12,11 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 
@@ -165,3 +168,43 @@ def complete(
         latency_ms=latency_ms,
         attempts=attempt,
     )
+
+
+def complete_concurrently(
+    calls: dict[Any, dict[str, Any]],
+    *,
+    max_workers: int,
+    on_returned: Callable[[list[tuple[Any, LLMResponse]]], None],
+    on_failed: Callable[[Any, LLMError], None],
+) -> list[LLMError]:
+    """Make independent calls at once: `calls` maps a caller's key to `complete`'s arguments.
+
+    Replies are handed to `on_returned` as soon as they arrive; the ones that arrive together
+    come in one list, so the caller can store them in one transaction. A call that fails with
+    `LLMError` goes to `on_failed`; the others still finish and are handed over. Returns those
+    failures; any other exception is raised once the replies that came with it are handed over.
+    """
+    errors: list[LLMError] = []
+    if not calls:
+        return errors
+    workers = max(1, min(len(calls), max_workers))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+        futures = {pool.submit(complete, **kwargs): key for key, kwargs in calls.items()}
+        in_flight = set(futures)
+        while in_flight:
+            returned, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            answered, fatal = [], None
+            for future in returned:
+                exc = future.exception()
+                if exc is None:
+                    answered.append((futures[future], future.result()))
+                elif isinstance(exc, LLMError):
+                    on_failed(futures[future], exc)
+                    errors.append(exc)
+                else:
+                    fatal = fatal or exc
+            if answered:  # what came back is kept, even when something else went wrong
+                on_returned(answered)
+            if fatal is not None:
+                raise fatal
+    return errors

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from decimal import Decimal
 
 from django.conf import settings
@@ -405,29 +404,23 @@ class _Runner:
             update_fields=["status", "prompt", "model"],
         )
         call_ids = {row.pk: call.pk for row, call in zip(rows, calls, strict=True)}
+        by_pk = {row.pk: row for row in rows}
         started = time.monotonic()
-        errors: list[BaseException] = []
-        workers = min(len(rows), settings.CONTRADICTION_MAX_CONCURRENT_CALLS)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arbitrate") as pool:
-            futures = {
-                pool.submit(
-                    gateway.complete, model=self.run.model, messages=requests[row.pk],
-                    temperature=0.0,
-                ): row
+        errors = gateway.complete_concurrently(
+            {
+                row.pk: {"model": self.run.model, "messages": requests[row.pk],
+                         "temperature": 0.0}
                 for row in rows
-            }
-            for future in as_completed(futures):
-                row = futures[future]
-                try:
-                    response = future.result()
-                except gateway.LLMError as exc:
-                    ArbitrationCall.objects.filter(pk=call_ids[row.pk]).update(
-                        status=ArbitrationCall.Status.FAILED, error=str(exc)[:5000],
-                        attempts=exc.attempts,
-                    )
-                    errors.append(exc)
-                    continue
-                self._store(row, cases[row.pk], call_ids[row.pk], response)
+            },
+            max_workers=settings.CONTRADICTION_MAX_CONCURRENT_CALLS,
+            on_returned=lambda answered: self._store(
+                [(by_pk[pk], cases[pk], call_ids[pk], response) for pk, response in answered]
+            ),
+            on_failed=lambda pk, exc: ArbitrationCall.objects.filter(pk=call_ids[pk]).update(
+                status=ArbitrationCall.Status.FAILED, error=str(exc)[:5000],
+                attempts=exc.attempts,
+            ),
+        )
         ContradictionRun.objects.filter(id=self.run.id).update(
             arbitration_ms=int((time.monotonic() - started) * 1000)
         )
@@ -435,38 +428,39 @@ class _Runner:
             raise errors[0]
 
     @transaction.atomic
-    def _store(self, row: Contradiction, case: detection.Contradiction, call_id: int,
-               response: gateway.LLMResponse) -> None:
-        verdict = arbitration.parse_verdict(response.content, agents=len(case.claims))
-        notes = list(verdict.notes)
-        value = verdict.recommended_value
-        if value is not None and abs(value) >= MAX_VALUE:
-            notes.append("recommended_value too large to store; ignored")
-            value = None
-        elif value is not None:
-            value = value.quantize(VALUE_PLACES)
-        ArbitrationCall.objects.filter(pk=call_id).update(
-            **ArbitrationCall.done_fields(
-                response,
-                parsed=verdict.as_dict(),
+    def _store(self, answered: list[tuple[Contradiction, detection.Contradiction, int,
+                                          gateway.LLMResponse]]) -> None:
+        """Store the arbitrations that returned together: each call's record and resolution."""
+        calls, resolutions = [], []
+        for row, case, call_id, response in answered:
+            verdict = arbitration.parse_verdict(response.content, agents=len(case.claims))
+            notes = list(verdict.notes)
+            value = verdict.recommended_value
+            if value is not None and abs(value) >= MAX_VALUE:
+                notes.append("recommended_value too large to store; ignored")
+                value = None
+            elif value is not None:
+                value = value.quantize(VALUE_PLACES)
+            calls.append(ArbitrationCall(pk=call_id, **ArbitrationCall.done_fields(
+                response, parsed=verdict.as_dict(), parse_failed=verdict.parse_failed,
+                error=verdict.error,
+            )))
+            resolutions.append(Resolution(
+                contradiction=row,
+                call_id=call_id,
+                resolution=verdict.resolution,
+                action=verdict.action,
+                chosen_finding_id=case.claims[verdict.chosen - 1].ref if verdict.chosen else None,
+                explanation=verdict.explanation,
+                recommended_value=value,
+                recommended_citation=verdict.recommended_citation,
+                confidence=verdict.confidence,
                 parse_failed=verdict.parse_failed,
                 error=verdict.error,
-            )
-        )
-        Resolution.objects.create(
-            contradiction=row,
-            call_id=call_id,
-            resolution=verdict.resolution,
-            action=verdict.action,
-            chosen_finding_id=case.claims[verdict.chosen - 1].ref if verdict.chosen else None,
-            explanation=verdict.explanation,
-            recommended_value=value,
-            recommended_citation=verdict.recommended_citation,
-            confidence=verdict.confidence,
-            parse_failed=verdict.parse_failed,
-            error=verdict.error,
-            notes=notes,
-        )
+                notes=notes,
+            ))
+        ArbitrationCall.objects.bulk_update(calls, ArbitrationCall.DONE_FIELDS)
+        Resolution.objects.bulk_create(resolutions)
 
     # consensus
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from decimal import Decimal
 from typing import Any
 
@@ -299,36 +298,29 @@ class _DebateRunner:
         todo = [c for c in step.calls if c.key not in self.done]
         if todo:
             self._mark_pending(todo)
-            errors: list[BaseException] = []
-            workers = min(len(todo), settings.DEBATE_MAX_CONCURRENT_CALLS)
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
-                futures = {pool.submit(self._call, c): c for c in todo}
-                in_flight = set(futures)
-                while in_flight:
-                    # Store what has returned, as soon as it has: the replies that came back
-                    # together are stored together, in one transaction.
-                    returned, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                    answered = []
-                    for future in returned:
-                        request = futures[future]
-                        try:
-                            answered.append((request, future.result()))
-                        except gateway.LLMError as exc:
-                            self._store_failure(request, exc)
-                            errors.append(exc)
-                    if answered:
-                        results.update(self._store(rnd, answered))
+            by_key = {c.key: c for c in todo}
+
+            def store(answered):
+                results.update(
+                    self._store(rnd, [(by_key[key], response) for key, response in answered])
+                )
+
+            errors = gateway.complete_concurrently(
+                {c.key: self._call_arguments(c) for c in todo},
+                max_workers=settings.DEBATE_MAX_CONCURRENT_CALLS,
+                on_returned=store,
+                on_failed=lambda key, exc: self._store_failure(by_key[key], exc),
+            )
             if errors:
                 raise errors[0]
         if step.closes_round:
             self._complete_round(rnd)
         return results
 
-    def _call(self, request: CallRequest) -> gateway.LLMResponse:
+    def _call_arguments(self, request: CallRequest) -> dict:
         p = self.participants[request.participant]
-        return gateway.complete(
-            model=p.model_name, messages=list(request.messages), temperature=p.temperature
-        )
+        return {"model": p.model_name, "messages": list(request.messages),
+                "temperature": p.temperature}
 
     def _mark_pending(self, requests: list[CallRequest]) -> None:
         """Record the calls about to be made (the live view shows them as in flight)."""

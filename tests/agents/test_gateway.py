@@ -245,3 +245,45 @@ def test_named_model_is_kept(settings, name, resolved):
     settings.DEBATE_DEFAULT_MODEL = "anthropic/some-default"
 
     assert resolve_model(name) == resolved
+
+
+class _Died(BaseException):
+    pass
+
+
+def test_concurrent_calls_hand_over_every_reply_and_report_failures(monkeypatch):
+    def fake_complete(*, model, messages, temperature=0.2):
+        if model == "broken":
+            raise gateway.LLMError("broken: down", permanent=True, attempts=1)
+        return gateway.LLMResponse(model, messages[0]["content"], 1, 1, 0, 1, 1)
+
+    monkeypatch.setattr(gateway, "complete", fake_complete)
+    handed, failed = [], []
+    errors = gateway.complete_concurrently(
+        {k: {"model": m, "messages": [{"role": "user", "content": k}]}
+         for k, m in [("a", "ok"), ("b", "broken"), ("c", "ok")]},
+        max_workers=3,
+        on_returned=lambda answered: handed.extend(k for k, _ in answered),
+        on_failed=lambda key, exc: failed.append(key),
+    )
+    assert sorted(handed) == ["a", "c"]
+    assert failed == ["b"]
+    assert [str(e) for e in errors] == ["broken: down"]
+
+
+def test_a_fatal_error_is_raised_after_the_replies_that_returned_with_it(monkeypatch):
+    def fake_complete(*, model, messages, temperature=0.2):
+        if model == "dies":
+            raise _Died()
+        return gateway.LLMResponse(model, "{}", 1, 1, 0, 1, 1)
+
+    monkeypatch.setattr(gateway, "complete", fake_complete)
+    handed = []
+    with pytest.raises(_Died):
+        gateway.complete_concurrently(
+            {"a": {"model": "ok", "messages": []}, "b": {"model": "dies", "messages": []}},
+            max_workers=1,
+            on_returned=lambda answered: handed.extend(k for k, _ in answered),
+            on_failed=lambda key, exc: None,
+        )
+    assert handed == ["a"]
