@@ -18,7 +18,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Prefetch, Sum
+from django.db.models import Prefetch, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -37,7 +37,7 @@ from contradictions.models import (
     Resolution,
     SourceAuthority,
 )
-from debates.locks import advisory_lock
+from debates.locks import advisory_lock, claim_to_run
 from debates.models import Debate
 
 logger = logging.getLogger(__name__)
@@ -183,23 +183,6 @@ def run_lock(run_id):
     return advisory_lock(f"contradiction-run:{run_id}")
 
 
-def _claim(run_id) -> bool:
-    """queued -> running (or resume a running one). False when there is nothing to run, or
-    when it was already started `DEBATE_MAX_ATTEMPTS` times."""
-    now = timezone.now()
-    return bool(
-        ContradictionRun.objects.filter(
-            id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING],
-            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
-        ).update(
-            status=ContradictionRun.Status.RUNNING,
-            started_at=Coalesce(F("started_at"), now),
-            attempts=F("attempts") + 1,
-            updated_at=now,
-        )
-    )
-
-
 def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
     """Run (or resume) a contradiction run to its end. Safe to call twice, also at once.
 
@@ -209,7 +192,7 @@ def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
         if not acquired:
             logger.info("contradiction run %s is being run by another worker", run_id)
             return None
-        if not _claim(run_id):
+        if not claim_to_run(ContradictionRun, run_id):
             contradiction_run_fail(
                 run_id=run_id,
                 only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,

@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.db import connection
+from django.db.models import F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 
 @contextmanager
@@ -28,3 +32,23 @@ def advisory_lock(key: str) -> Iterator[bool]:
         if acquired:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
+
+
+def claim_to_run(model, pk) -> bool:
+    """queued -> running, or take over a running one (its runner is gone if the caller holds
+    the lock); one more attempt is counted. False when there is nothing to run, or when it was
+    started `DEBATE_MAX_ATTEMPTS` times already. `model` is a Debate or a ContradictionRun:
+    anything with `status`, `started_at`, `attempts` and `updated_at`."""
+    now = timezone.now()
+    return bool(
+        model.objects.filter(
+            pk=pk,
+            status__in=[model.Status.QUEUED, model.Status.RUNNING],
+            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
+        ).update(
+            status=model.Status.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+            attempts=F("attempts") + 1,
+            updated_at=now,
+        )
+    )

@@ -10,14 +10,14 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q, Sum
+from django.db.models import Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents import gateway
 from agents.models import Agent
 from debates import defense, webhooks
-from debates.locks import advisory_lock
+from debates.locks import advisory_lock, claim_to_run
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -159,24 +159,6 @@ def _debate_lock(debate_id):
     return advisory_lock(str(debate_id))
 
 
-def _claim(debate_id) -> bool:
-    """queued -> running (or resume a running one). False when there is nothing to run, or
-    when it was already started `DEBATE_MAX_ATTEMPTS` times."""
-    now = timezone.now()
-    return bool(
-        Debate.objects.filter(
-            id=debate_id,
-            status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING],
-            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
-        ).update(
-            status=Debate.Status.RUNNING,
-            started_at=Coalesce(F("started_at"), now),
-            attempts=F("attempts") + 1,
-            updated_at=now,
-        )
-    )
-
-
 def debate_run(*, debate_id) -> Debate | None:
     """Run (or resume) a debate to its end. Safe to call twice, also at the same time.
 
@@ -186,7 +168,7 @@ def debate_run(*, debate_id) -> Debate | None:
         if not acquired:
             logger.info("debate %s is being run by another worker", debate_id)
             return None
-        if not _claim(debate_id):
+        if not claim_to_run(Debate, debate_id):
             debate_fail(
                 debate_id=debate_id,
                 only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
