@@ -37,7 +37,7 @@ from contradictions.models import (
     Resolution,
     SourceAuthority,
 )
-from debates.locks import advisory_lock, claim_to_run
+from debates.locks import advisory_lock, run_exclusively
 from debates.models import Debate
 
 logger = logging.getLogger(__name__)
@@ -188,27 +188,15 @@ def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
 
     Returns the run, or None when another runner holds it or it has already ended.
     """
-    with run_lock(run_id) as acquired:
-        if not acquired:
-            logger.info("contradiction run %s is being run by another worker", run_id)
-            return None
-        if not claim_to_run(ContradictionRun, run_id):
-            contradiction_run_fail(
-                run_id=run_id,
-                only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
-                error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
-                "running this run stopped each time (killed, out of memory or past its hard "
-                "time limit).",
-            )
-            return None
-        run = ContradictionRun.objects.get(id=run_id)
-        try:
-            _Runner(run).execute()
-        except Exception as exc:
-            logger.exception("contradiction run %s failed", run_id)
-            contradiction_run_fail(run_id=run_id, error=_readable_error(exc))
-        run.refresh_from_db()
-        return run
+    return run_exclusively(
+        ContradictionRun,
+        run_id,
+        lock=run_lock,
+        what="run",
+        execute=lambda run: _Runner(run).execute(),
+        fail=lambda pk, **kwargs: contradiction_run_fail(run_id=pk, **kwargs),
+        readable_error=_readable_error,
+    )
 
 
 def _readable_error(exc: BaseException) -> str:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from agents import gateway
 from agents.models import Agent
 from debates import defense, webhooks
-from debates.locks import advisory_lock, claim_to_run
+from debates.locks import advisory_lock, run_exclusively
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -164,27 +164,15 @@ def debate_run(*, debate_id) -> Debate | None:
 
     Returns the debate, or None when another runner holds it or it has already ended.
     """
-    with _debate_lock(debate_id) as acquired:
-        if not acquired:
-            logger.info("debate %s is being run by another worker", debate_id)
-            return None
-        if not claim_to_run(Debate, debate_id):
-            debate_fail(
-                debate_id=debate_id,
-                only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
-                error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
-                "running this debate stopped each time (killed, out of memory or past its "
-                "hard time limit).",
-            )
-            return None
-        debate = Debate.objects.get(id=debate_id)
-        try:
-            _DebateRunner(debate).run()
-        except Exception as exc:
-            logger.exception("debate %s failed", debate_id)
-            debate_fail(debate_id=debate_id, error=_readable_error(exc))
-        debate.refresh_from_db()
-        return debate
+    return run_exclusively(
+        Debate,
+        debate_id,
+        lock=_debate_lock,
+        what="debate",
+        execute=lambda debate: _DebateRunner(debate).run(),
+        fail=lambda pk, **kwargs: debate_fail(debate_id=pk, **kwargs),
+        readable_error=_readable_error,
+    )
 
 
 def _readable_error(exc: BaseException) -> str:
