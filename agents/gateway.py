@@ -2,14 +2,22 @@
 
 litellm does the talking; this module adds what the service needs around it: the default model,
 JSON-structured output, a per-call timeout, bounded retries with backoff on rate limits, server
-errors and timeouts, typed errors, and the accounting of every call (tokens, cost, latency).
+errors, timeouts and empty replies, typed errors, and the accounting of every call (tokens,
+cost, latency).
+
+A reply is kept twice: as the provider sent it (`raw_content`, before litellm removes a leading
+`<think>` block, and the `reasoning_content` litellm separates out), and as the copy the service
+reads (`content`: litellm's content, with the characters PostgreSQL refuses replaced; see
+`agents.storable`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +27,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+
+from agents import storable
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -37,7 +47,7 @@ class LLMError(Exception):
     """A call that did not produce a reply. `permanent` errors are not worth retrying."""
 
     def __init__(self, message: str, *, permanent: bool, attempts: int = 0):
-        super().__init__(message)
+        super().__init__(storable.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
 
@@ -51,6 +61,9 @@ class LLMResponse:
     cost_usd: Decimal
     latency_ms: int
     attempts: int
+    # What the provider sent (None: the same as `content`) and the reasoning litellm separated.
+    raw_content: str | None = None
+    reasoning_content: str = ""
 
 
 def _get_litellm():
@@ -110,6 +123,33 @@ def _cost(litellm, response, model: str) -> Decimal:
         return Decimal(0)
 
 
+_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
+
+
+def is_empty_reply(content: str) -> bool:
+    """No answer: empty, whitespace, or nothing but `<think>` blocks."""
+    return not _THINK_BLOCK.sub("", content).strip()
+
+
+def _provider_message(original_response) -> dict | None:
+    """The first choice's message as the provider sent it, from the body litellm logged."""
+    try:
+        body = json.loads(original_response) if isinstance(original_response, str) else None
+        message = body["choices"][0]["message"]
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _backoff(attempt: int) -> float:
+    delay = settings.DEBATE_LLM_RETRY_BASE_DELAY * (2 ** (attempt - 1))
+    return min(delay, 30.0) * (0.5 + random.random() / 2)
+
+
 def complete(
     *,
     model: str,
@@ -118,15 +158,19 @@ def complete(
     timeout: float | None = None,
     max_retries: int | None = None,
 ) -> LLMResponse:
-    """Ask `model` for a JSON reply to `messages`. Retries transient failures, then raises."""
+    """Ask `model` for a JSON reply to `messages`. Retries transient failures (an empty reply
+    is one), then raises; an empty reply after the last attempt is returned as it is."""
     litellm = _get_litellm()
     timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
     max_retries = settings.DEBATE_LLM_MAX_RETRIES if max_retries is None else max_retries
     transient = _transient_errors(litellm)
     attempt = 0
+    tokens_in = tokens_out = 0
+    cost = Decimal(0)
     started = time.monotonic()
     while True:
         attempt += 1
+        logged: dict[str, Any] = {}
         try:
             response = litellm.completion(
                 model=model,
@@ -135,6 +179,10 @@ def complete(
                 timeout=timeout,
                 response_format={"type": "json_object"},
                 num_retries=0,
+                # litellm hands this the provider's body before it reshapes the reply.
+                logger_fn=lambda details, into=logged: into.update(
+                    original_response=details.get("original_response")
+                ),
             )
         except transient as exc:
             if attempt > max_retries:
@@ -143,8 +191,7 @@ def complete(
                     permanent=False,
                     attempts=attempt,
                 ) from exc
-            delay = settings.DEBATE_LLM_RETRY_BASE_DELAY * (2 ** (attempt - 1))
-            delay = min(delay, 30.0) * (0.5 + random.random() / 2)
+            delay = _backoff(attempt)
             logger.warning(
                 "%s: transient error (%s); retry %d in %.2fs", model, exc, attempt, delay
             )
@@ -154,19 +201,32 @@ def complete(
             raise
         except Exception as exc:  # noqa: BLE001 - anything else (bad key, bad request) is final
             raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt) from exc
+
+        usage = getattr(response, "usage", None)
+        tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
+        tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
+        cost += _cost(litellm, response, model)
+        message = response.choices[0].message
+        content = message.content or ""
+        if is_empty_reply(content) and attempt <= max_retries:
+            delay = _backoff(attempt)
+            logger.warning("%s: empty reply; retry %d in %.2fs", model, attempt, delay)
+            time.sleep(delay)
+            continue
         break
 
-    latency_ms = int((time.monotonic() - started) * 1000)
-    content = response.choices[0].message.content or ""
-    usage = getattr(response, "usage", None)
+    sent = _provider_message(logged.get("original_response"))
+    raw = _text(sent.get("content")) if sent is not None else content
     return LLMResponse(
         model=model,
-        content=content,
-        tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
-        cost_usd=_cost(litellm, response, model),
-        latency_ms=latency_ms,
+        content=storable.clean_reply(content),
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cost_usd=cost,
+        latency_ms=int((time.monotonic() - started) * 1000),
         attempts=attempt,
+        raw_content=raw,
+        reasoning_content=_text(getattr(message, "reasoning_content", None)),
     )
 
 

@@ -7,6 +7,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from agents import storable
+
 
 class Agent(models.Model):
     """A debater: persona, role and model. Debates snapshot these fields when they start."""
@@ -74,7 +76,21 @@ class GatewayCall(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     model = models.CharField(max_length=200)
     prompt = models.JSONField(default=list, help_text="The messages sent.")
-    raw_response = models.TextField(blank=True)
+    raw_response = models.TextField(
+        blank=True,
+        help_text="The reply's content as the provider sent it, <think> blocks included "
+        "(escaped when raw_escaped).",
+    )
+    reasoning_content = models.TextField(
+        blank=True,
+        help_text="Reasoning the provider sent beside the reply, or that litellm separated out "
+        "of it (escaped when raw_escaped).",
+    )
+    raw_escaped = models.BooleanField(
+        default=False,
+        help_text="The reply held characters PostgreSQL refuses (NUL, lone surrogates): "
+        "backslashes are doubled and those characters written as \\uXXXX.",
+    )
     parsed = models.JSONField(default=dict, blank=True)
     parse_failed = models.BooleanField(default=False)
     tokens_in = models.PositiveIntegerField(default=0)
@@ -88,8 +104,9 @@ class GatewayCall(models.Model):
 
     # What `done_fields` sets, for bulk updates.
     DONE_FIELDS = (
-        "status", "model", "raw_response", "parsed", "parse_failed", "tokens_in", "tokens_out",
-        "cost_usd", "latency_ms", "attempts", "error", "completed_at",
+        "status", "model", "raw_response", "reasoning_content", "raw_escaped", "parsed",
+        "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error",
+        "completed_at",
     )
 
     class Meta:
@@ -98,14 +115,28 @@ class GatewayCall(models.Model):
     def __str__(self):
         return self.key
 
+    @property
+    def raw_reply(self) -> str:
+        """The reply's content exactly as the provider sent it (NULs and all)."""
+        return storable.unescape(self.raw_response, self.raw_escaped)
+
+    @property
+    def raw_reasoning(self) -> str:
+        return storable.unescape(self.reasoning_content, self.raw_escaped)
+
     @classmethod
     def done_fields(cls, response, *, parsed: dict[str, Any], parse_failed: bool,
                     error: str) -> dict[str, Any]:
-        """The fields of a call that returned `response` (an `agents.gateway.LLMResponse`)."""
+        """The fields of a call that returned `response` (an `agents.gateway.LLMResponse`): what
+        the provider sent, stored faithfully whatever characters it holds."""
+        raw = response.content if response.raw_content is None else response.raw_content
+        escaped = storable.has_refused(raw) or storable.has_refused(response.reasoning_content)
         return {
             "status": cls.Status.DONE,
             "model": response.model,
-            "raw_response": response.content,
+            "raw_response": storable.escape(raw, force=escaped)[0],
+            "reasoning_content": storable.escape(response.reasoning_content, force=escaped)[0],
+            "raw_escaped": escaped,
             "parsed": parsed,
             "parse_failed": parse_failed,
             "tokens_in": response.tokens_in,
@@ -113,6 +144,6 @@ class GatewayCall(models.Model):
             "cost_usd": response.cost_usd,
             "latency_ms": response.latency_ms,
             "attempts": response.attempts,
-            "error": error,
+            "error": storable.clean_text(error),
             "completed_at": timezone.now(),
         }

@@ -74,6 +74,19 @@ def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_
     handle.close()
 
 
+@pytest.fixture
+def fake_openai(monkeypatch):
+    """An OpenAI-compatible server on 127.0.0.1 (`tests/support/fake_openai.py`) that the real
+    gateway reaches through litellm: use model `fake_openai.model`; script its replies."""
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # litellm would prefer it
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        yield server
+
+
 def wait_for(predicate, timeout=30.0, interval=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
