@@ -105,7 +105,8 @@ class Reply:
         nul = {"character": "\x00", "json_escape": "\\u0000", "raw_byte": "\x00"}[form]
 
         def slip_in(answer: str) -> str:
-            for key in ('"reasoning": "', '"argument": "', '"content": "', '"explanation": "'):
+            for key in ('"reasoning": "', '"argument": "', '"content": "', '"summary": "',
+                        '"synthesis": "', '"explanation": "'):
                 at = answer.find(key)
                 if at >= 0:
                     at += len(key)
