@@ -141,6 +141,18 @@ def _provider_message(original_response) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
+def _keep_provider_body(into: dict[str, Any]) -> Callable[[dict], None]:
+    """A litellm `logger_fn`: litellm hands it the provider's body before reshaping the reply
+    (before it removes a leading `<think>` block, for one)."""
+
+    def logger_fn(details: dict) -> None:
+        body = details.get("original_response")
+        if isinstance(body, str):
+            into["original_response"] = body
+
+    return logger_fn
+
+
 def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
@@ -179,10 +191,7 @@ def complete(
                 timeout=timeout,
                 response_format={"type": "json_object"},
                 num_retries=0,
-                # litellm hands this the provider's body before it reshapes the reply.
-                logger_fn=lambda details, into=logged: into.update(
-                    original_response=details.get("original_response")
-                ),
+                logger_fn=_keep_provider_body(logged),
             )
         except transient as exc:
             if attempt > max_retries:

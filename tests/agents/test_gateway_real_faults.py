@@ -5,12 +5,15 @@ in the gateway is patched; no database."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
 from agents import storable
 from agents.gateway import LLMError, complete
-from tests.support.fake_openai import Reply
+from tests.conftest import wait_for
+from tests.support.fake_openai import FAULTS, FaultPlan, Reply
 
 MESSAGES = [{"role": "user", "content": "<step>analysis</step> Reply with a JSON object."}]
 ANSWER = '{"decision": "ACT", "confidence": 80, "risk": 10, "reasoning": "Paris is the capital."}'
@@ -128,3 +131,33 @@ def test_an_error_message_holding_a_nul_is_storable(fake_openai):
         ask(fake_openai)
 
     assert not storable.has_refused(str(failed.value))
+
+
+def test_under_a_fault_plan_every_call_is_answered_once(fake_openai):
+    fake_openai.plan = FaultPlan(rate=0.3, seed=3)
+    prompts = [[{"role": "user", "content": f"<step>analysis</step> question {i}"}]
+               for i in range(20)]
+
+    answers = [complete(model=fake_openai.model, messages=m, max_retries=8) for m in prompts]
+
+    assert all(a.content for a in answers)
+    faults = fake_openai.count() - 20
+    assert faults == sum(a.attempts - 1 for a in answers) and faults > 0
+    assert {r.kind for r in fake_openai.requests()} <= set(FAULTS) | {"ok"}
+    assert not fake_openai.repeated()
+
+
+def test_a_held_reply_stays_in_flight_until_released(fake_openai):
+    release = threading.Event()
+    fake_openai.script(Reply.held(release, content=ANSWER))
+    answers = []
+    caller = threading.Thread(target=lambda: answers.append(ask(fake_openai)))
+    caller.start()
+
+    wait_for(lambda: fake_openai.count(kind="held") == 1, timeout=10)
+    time.sleep(0.3)
+    assert answers == [] and caller.is_alive()
+    release.set()
+    caller.join(timeout=10)
+
+    assert [a.content for a in answers] == [ANSWER]

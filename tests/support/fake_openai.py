@@ -55,6 +55,7 @@ class Reply:
     reasoning_content: str | None = None  # sent as message.reasoning_content
     body: bytes | None = None  # sent as it is, instead of a chat completion
     delay: float = 0.0  # seconds before answering (a slow model; a client timeout)
+    hold: threading.Event | None = None  # answer only once the test sets it (a call in flight)
     literal_nul: bool = False  # NULs in the content go out as raw bytes, not as \u0000
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -83,6 +84,12 @@ class Reply:
     @classmethod
     def slow(cls, seconds: float, **kwargs) -> Reply:
         return cls(kind="slow", delay=seconds, **kwargs)
+
+    @classmethod
+    def held(cls, until: threading.Event, **kwargs) -> Reply:
+        """The default answer, sent only once `until` is set: a call the test keeps in flight
+        (to kill a worker mid-call, say)."""
+        return cls(kind="held", hold=until, **kwargs)
 
     @classmethod
     def think(cls, thoughts: str = "Let me weigh this carefully.", **kwargs) -> Reply:
@@ -121,19 +128,19 @@ class Reply:
 
 
 FAULTS: dict[str, Callable[[], Reply]] = {
-    "429": lambda: Reply.error(429),
-    "500": lambda: Reply.error(500),
-    "503": lambda: Reply.error(503),
+    "http_429": lambda: Reply.error(429),
+    "http_500": lambda: Reply.error(500),
+    "http_503": lambda: Reply.error(503),
     "malformed": Reply.malformed,
     "empty": Reply.empty,
 }
 
 
 class FaultPlan:
-    """Answers a share of requests with a fault, chosen at random from `kinds` (seeded, so a
-    failing run can be replayed): `server.plan = FaultPlan(rate=0.3, seed=1)`. Add
-    `"timeout": Reply.slow(...)`-style entries to `kinds` for slow replies. Requests it spares
-    get the default reply."""
+    """Answers a share of requests with a fault, chosen at random from `kinds` (seeded: the
+    same share and mix on every run): `server.plan = FaultPlan(rate=0.3, seed=1)`; for slow
+    replies too, `kinds={**FAULTS, "slow": lambda: Reply.slow(5)}` with a shorter gateway
+    timeout. Requests it spares get the default reply."""
 
     def __init__(self, *, rate: float, seed: int = 0,
                  kinds: dict[str, Callable[[], Reply]] | None = None):
@@ -261,10 +268,11 @@ class FakeOpenAI:
     def count(self, **where) -> int:
         return len(self.requests(**where))
 
-    def repeated(self) -> dict[str, int]:
-        """Fingerprints of prompts answered (HTTP 200, non-empty) more than once."""
+    def repeated(self, unanswered=("empty", "malformed", "nul_raw_byte", "slow")) -> dict:
+        """Fingerprints of prompts answered more than once: HTTP 200, not of a kind in
+        `unanswered` (replies the gateway does not take, or slow ones it gave up on)."""
         answered = Counter(r.fingerprint for r in self.requests(status=200)
-                           if r.kind not in ("empty", "malformed"))
+                           if r.kind not in unanswered)
         return {fp: n for fp, n in answered.items() if n > 1}
 
     # --- serving --------------------------------------------------------------------------------
@@ -303,6 +311,9 @@ class FakeOpenAI:
         request.kind, request.status = reply.kind, reply.status
         if reply.delay and self._closing.wait(reply.delay):
             return
+        while reply.hold is not None and not reply.hold.wait(0.05):
+            if self._closing.is_set():
+                return
         if reply.body is not None:
             self._send(handler, reply.status, reply.body, reply.headers)
             return
