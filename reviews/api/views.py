@@ -23,13 +23,13 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from api.fields import BlankAsNullCharField, StrictCharField
+from api.pagination import NumberedPagination
+from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from contradictions.models import Contradiction, ContradictionRun
-from debates.api.serializers import BlankAsNullCharField, StrictCharField
-from debates.api.views import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from debates.models import Debate
 from reviews import selectors, services
 from reviews.models import ReviewEvent, ReviewItem
@@ -314,27 +314,6 @@ class IsStaff(permissions.BasePermission):
         return bool(user and user.is_authenticated and user.is_staff)
 
 
-class ReviewPagination(PageNumberPagination):
-    """Numbered pages of the view's validated `page_size`; a page past the end is a 400."""
-
-    def paginate_queryset(self, queryset, request, view=None):
-        self.view_page_size = view.page_size
-        try:
-            return super().paginate_queryset(queryset, request, view)
-        except exceptions.NotFound:
-            last = self.django_paginator_class(queryset, self.view_page_size).num_pages
-            pages = "is only 1 page" if last == 1 else f"are only {last} pages"
-            raise exceptions.ValidationError(
-                {"page": [f"There {pages} of items for these filters."]}
-            ) from None
-
-    def get_page_size(self, request):
-        return self.view_page_size
-
-    def get_schema_operation_parameters(self, view):
-        return []  # `page` and `page_size` come from the query serializer
-
-
 MAX_ID = 2**63 - 1  # a larger number cannot be an item's id (and PostgreSQL would refuse it)
 ACCESS = {
     401: UNAUTHENTICATED,
@@ -414,7 +393,7 @@ def _action_schema(name: str, summary: str, description: str, request, *,
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     permission_classes = [IsStaff]
     parser_classes = [JSONParser]
-    pagination_class = ReviewPagination
+    pagination_class = NumberedPagination
     serializer_class = ReviewItemSerializer
     lookup_value_regex = r"[0-9]+"
 
