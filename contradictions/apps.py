@@ -5,3 +5,10 @@ class ContradictionsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "contradictions"
     verbose_name = "Contradictions"
+
+    def ready(self):
+        from contradictions.reviewing.subject import CONTRADICTION, RUN
+        from reviews import subjects
+
+        subjects.register(CONTRADICTION)
+        subjects.register(RUN)

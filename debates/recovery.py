@@ -32,10 +32,11 @@ from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from contradictions import services as contradiction_services
+from contradictions import running as contradiction_running
 from contradictions.models import ContradictionRun
 from debates import services
 from debates.models import Debate
+from reviews import queueing
 
 logger = logging.getLogger(__name__)
 
@@ -88,8 +89,8 @@ DEBATES = _Kind(
 CONTRADICTION_RUNS = _Kind(
     noun="contradiction run",
     model=ContradictionRun,
-    lock=contradiction_services.run_lock,
-    fail=lambda *, pk, error: contradiction_services.contradiction_run_fail(run_id=pk,
+    lock=contradiction_running.run_lock,
+    fail=lambda *, pk, error: contradiction_running.contradiction_run_fail(run_id=pk,
                                                                            error=error),
     enqueue=_enqueue_run,
 )
@@ -184,11 +185,9 @@ def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
     The debate goes back to queued with its counters at 0 (`attempts`, `recoveries`: the
     sweeper's bounds hold anew), its error, start and end cleared, and any reviewer's decision
     cleared (the re-run asks the machine again). Its open `debate_failed` review item is closed
-    as re-run by `user`, in the same transaction (`reviews.services.ReviewConflict` when another
+    as re-run by `user`, in the same transaction (`reviews.records.ReviewConflict` when another
     analyst holds it). False when the debate is not failed.
     """
-    from reviews.services import failure_items_close_for_rerun
-
     debate = (
         Debate.objects.select_for_update()
         .only("id", "status", "error", "attempts", "recoveries")
@@ -203,7 +202,8 @@ def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
         status=Debate.Status.QUEUED, error="", started_at=None, completed_at=None, attempts=0,
         recoveries=0, decision_override="", updated_at=timezone.now(),
     )
-    failure_items_close_for_rerun(debate_id=debate_id, user=user, note=note, data=before)
+    queueing.failure_items_close_for_rerun("debate", debate_id, user=user, note=note,
+                                           data=before)
     transaction.on_commit(lambda: _enqueue_debate(str(debate_id)))
     logger.info("debate %s queued again (re-run)", debate_id)
     return True

@@ -27,7 +27,7 @@ from debates.protocols import (
     resolve_protocol,
 )
 from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
-from reviews.services import review_item_for_failure, review_items_for_debate
+from debates.reviewing.items import review_item_for_failure, review_items_for_debate
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ def _readable_error(exc: BaseException) -> str:
 @transaction.atomic
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
     """Mark a debate that cannot finish failed, with the reason, and queue it for review (a
-    `debate_failed` item, in the same transaction: see `reviews.triage`). Every failure for
+    `debate_failed` item, in the same transaction: see `debates.reviewing`). Every failure for
     good comes here: the sweeper giving up, a worker that died too often, the LLM failing
     permanently or after its retries, a time limit, a configuration that cannot run.
 

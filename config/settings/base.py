@@ -131,7 +131,7 @@ SPECTACULAR_SETTINGS = {
         "HealthStatusEnum": "api.health.HEALTH_STATUSES",
         "ReviewItemStatusEnum": "reviews.models.ReviewItem.Status",
         "ReviewReasonEnum": "reviews.models.ReviewItem.Reason",
-        "ReviewQueueStatusEnum": "reviews.api.views.QUEUE_STATUSES",
+        "ReviewQueueStatusEnum": "reviews.api.serializers.QUEUE_STATUSES",
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.

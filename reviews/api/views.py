@@ -11,291 +11,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
     extend_schema_view,
 )
-from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
+from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
-from api.fields import BlankAsNullCharField, StrictCharField
 from api.pagination import NumberedPagination
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
-from contradictions.models import Contradiction, ContradictionRun
-from debates.models import Debate
 from reviews import selectors, services
-from reviews.models import ReviewEvent, ReviewItem
-from reviews.triage import vote_counts
-
-# --- serializers ------------------------------------------------------------------------------
-
-
-def _votes(metadata: dict[str, Any]) -> dict[str, int]:
-    """The non-zero final votes (S4) or final stances (round robin) of a debate."""
-    counts = vote_counts(metadata or {})
-    if not counts:
-        stances = (metadata or {}).get("stance_breakdown") or {}
-        counts = [(k, v) for k, v in stances.items() if v] if isinstance(stances, dict) else []
-    return dict(counts)
-
-
-class ReviewDebateSerializer(serializers.ModelSerializer):
-    """What a queue row shows of its debate (only fields the queue's query loads)."""
-
-    url = serializers.SerializerMethodField(help_text="The debate's own resource.")
-    question = serializers.CharField(source="query", read_only=True)
-    decision = BlankAsNullCharField(
-        source="effective_decision",
-        help_text="What the service answers: a reviewer's override if any, else the rules'.",
-    )
-    machine_decision = BlankAsNullCharField(source="decision", help_text="The rules' decision.")
-    review_status = BlankAsNullCharField()
-    consensus_type = BlankAsNullCharField()
-    votes = serializers.SerializerMethodField(
-        help_text="Final votes (or round-robin stances) per decision; empty when there are none."
-    )
-
-    class Meta:
-        model = Debate
-        fields = ["id", "url", "question", "protocol", "status", "decision", "machine_decision",
-                  "review_status", "consensus_type", "votes"]
-        read_only_fields = fields
-
-    def get_url(self, debate: Debate) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:debate-detail", args=[debate.id])
-        )
-
-    @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
-    def get_votes(self, debate: Debate) -> dict[str, int]:
-        return _votes(debate.metadata)
-
-
-class ReviewDebateDetailSerializer(ReviewDebateSerializer):
-    allowed_decisions = serializers.SerializerMethodField(
-        help_text="The decisions an override may choose (the protocol's, except the machine's; "
-        "all of them for a failed debate, which has none)."
-    )
-    error = BlankAsNullCharField(help_text="Why the debate failed, while it is failed.")
-
-    class Meta(ReviewDebateSerializer.Meta):
-        fields = [*ReviewDebateSerializer.Meta.fields, "reasoning", "allowed_decisions",
-                  "error", "completed_at"]
-        read_only_fields = fields
-
-    def get_allowed_decisions(self, debate: Debate) -> list[str]:
-        return [d for d in services.allowed_decisions(debate) if d != debate.decision]
-
-
-class ReviewContradictionSerializer(serializers.ModelSerializer):
-    """A contradiction the arbitrator could not settle (the pick is made on the review page)."""
-
-    run = serializers.UUIDField(source="run_id", read_only=True,
-                                help_text="The contradiction run it belongs to.")
-
-    class Meta:
-        model = Contradiction
-        fields = ["id", "metric", "severity", "run"]
-        read_only_fields = fields
-
-
-class ReviewRunSerializer(serializers.ModelSerializer):
-    """A contradiction run that failed."""
-
-    url = serializers.SerializerMethodField(help_text="The run's own resource.")
-    review_status = BlankAsNullCharField()
-    error = BlankAsNullCharField(help_text="Why the run failed, while it is failed.")
-
-    class Meta:
-        model = ContradictionRun
-        fields = ["id", "url", "status", "review_status", "error", "contradictions_found"]
-        read_only_fields = fields
-
-    def get_url(self, run: ContradictionRun) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:contradiction-run-detail", args=[run.id])
-        )
-
-
-class ReviewItemSerializer(serializers.ModelSerializer):
-    url = serializers.SerializerMethodField()
-    reason_label = serializers.CharField(source="get_reason_display", read_only=True)
-    assignee = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True,
-        help_text="Who holds it; once closed, who resolved or dismissed it.",
-    )
-    verdict = BlankAsNullCharField(
-        help_text="Once resolved: uphold, override (also a failed debate's decision set by the "
-        "analyst), keep (a contradiction's value picked) or rerun (a failed debate or run "
-        "queued again)."
-    )
-    decision_override = BlankAsNullCharField(help_text="The decision an override set.")
-    debate = ReviewDebateSerializer(
-        read_only=True, allow_null=True, help_text="The debate, for a debate's item."
-    )
-    contradiction = ReviewContradictionSerializer(
-        read_only=True, allow_null=True, help_text="The contradiction, for a contradiction's item."
-    )
-    contradiction_run = ReviewRunSerializer(
-        read_only=True, allow_null=True, help_text="The run, for a failed run's item (run_failed)."
-    )
-
-    class Meta:
-        model = ReviewItem
-        fields = ["id", "url", "reason", "reason_label", "status", "priority", "summary",
-                  "assignee", "verdict", "decision_override", "created_at", "claimed_at",
-                  "closed_at", "debate", "contradiction", "contradiction_run"]
-        read_only_fields = fields
-
-    def get_url(self, item: ReviewItem) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:review-detail", args=[item.pk])
-        )
-
-
-class ReviewEventSerializer(serializers.ModelSerializer):
-    actor = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True, help_text="null: the system."
-    )
-    from_status = BlankAsNullCharField()
-
-    class Meta:
-        model = ReviewEvent
-        fields = ["action", "actor", "from_status", "to_status", "note", "data", "created_at"]
-        read_only_fields = fields
-
-
-class ReviewSiblingSerializer(serializers.ModelSerializer):
-    url = serializers.SerializerMethodField()
-
-    class Meta:
-        model = ReviewItem
-        fields = ["id", "url", "reason", "status"]
-        read_only_fields = fields
-
-    def get_url(self, item: ReviewItem) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:review-detail", args=[item.pk])
-        )
-
-
-class ReviewItemDetailSerializer(ReviewItemSerializer):
-    details = serializers.JSONField(read_only=True, help_text="What triage recorded.")
-    note = BlankAsNullCharField(help_text="The analyst's note on resolving or dismissing.")
-    debate = ReviewDebateDetailSerializer(
-        read_only=True, allow_null=True, help_text="The debate, for a debate's item."
-    )
-    events = ReviewEventSerializer(many=True, read_only=True, help_text="Oldest first.")
-    other_items = serializers.SerializerMethodField(
-        help_text="The other review items of the same debate (or contradiction run)."
-    )
-
-    class Meta(ReviewItemSerializer.Meta):
-        fields = [*ReviewItemSerializer.Meta.fields, "details", "note", "events", "other_items"]
-        read_only_fields = fields
-
-    @extend_schema_field(ReviewSiblingSerializer(many=True))
-    def get_other_items(self, item: ReviewItem) -> list[dict]:
-        if item.debate_id is not None:
-            others = [i for i in item.debate.review_items.all() if i.pk != item.pk]
-        else:
-            others = selectors.other_items_for_debate(item)
-        return ReviewSiblingSerializer(others, many=True, context=self.context).data
-
-
-ASSIGNEE_HELP = "me (mine), none (unassigned) or a username."
-QUEUE_STATUSES = list(selectors.STATUS_FILTERS)
-
-
-class ReviewListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(
-        choices=QUEUE_STATUSES, default="active",
-        help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
-        "or all.",
-    )
-    reason = serializers.ChoiceField(choices=ReviewItem.Reason.choices, required=False)
-    assignee = serializers.CharField(max_length=150, required=False, help_text=ASSIGNEE_HELP)
-    page = serializers.IntegerField(min_value=1, default=1)
-    page_size = serializers.IntegerField(min_value=1, max_value=100, default=50)
-
-    def validate_assignee(self, value: str) -> str:
-        if value in ("me", "none"):
-            return value
-        user_id = (
-            get_user_model().objects.filter(username=value).values_list("pk", flat=True).first()
-        )
-        if user_id is None:
-            raise serializers.ValidationError(
-                f"No user is called '{value}'. Use me, none or an existing username."
-            )
-        return str(user_id)
-
-    def filters(self) -> dict[str, str]:
-        data = self.validated_data
-        return {
-            "status": data["status"],
-            "reason": data.get("reason", ""),
-            "assignee": data.get("assignee", ""),
-        }
-
-
-class NoteRequiredField(StrictCharField):
-    def __init__(self, action_name: str, **kwargs):
-        message = f"A note is required to {action_name}: say why."
-        super().__init__(
-            max_length=5000,
-            error_messages={"required": message, "blank": message},
-            help_text=f"Why you {action_name} it (required).",
-            **kwargs,
-        )
-
-
-class ReleaseSerializer(serializers.Serializer):
-    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
-                           help_text="Optional: why you hand it back.")
-
-
-class ResolveSerializer(serializers.Serializer):
-    verdict = serializers.ChoiceField(
-        choices=[ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE],
-        help_text="uphold the machine's decision, or override it with `decision` (a failed "
-        "debate has no decision to uphold: override sets the one it gets).",
-        error_messages={
-            "required": "Choose a verdict: uphold or override.",
-            "invalid_choice": "'{input}' is not a verdict: choose uphold or override.",
-        },
-    )
-    decision = StrictCharField(
-        max_length=16, required=False, allow_blank=True, default="",
-        help_text="With override: the decision that replaces the machine's (one of the debate's "
-        "`allowed_decisions`). Leave it out to uphold.",
-    )
-    note = NoteRequiredField("resolve")
-
-    def validate(self, attrs):
-        if attrs["verdict"] == ReviewItem.Verdict.UPHOLD and attrs.get("decision"):
-            raise serializers.ValidationError(
-                {"decision": "Only an override takes a decision; leave it out to uphold."}
-            )
-        return attrs
-
-
-class DismissSerializer(serializers.Serializer):
-    note = NoteRequiredField("dismiss")
-
-
-class RerunSerializer(serializers.Serializer):
-    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
-                           help_text="Optional: why you re-run it (e.g. what was fixed).")
-
+from reviews.api.serializers import (
+    DismissSerializer,
+    ReleaseSerializer,
+    RerunSerializer,
+    ResolveSerializer,
+    ReviewItemDetailSerializer,
+    ReviewItemSerializer,
+    ReviewListQuerySerializer,
+)
+from reviews.models import ReviewItem
 
 # --- views ------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.models import ContradictionRun
 from debates import recovery
@@ -141,7 +142,7 @@ def test_a_contradictions_item_reads_with_its_runs_other_items(staff_api):
     run = contradiction_services.contradiction_run_create(reports=reports, enqueue=False)
     undecided = ScriptedArbitrator(reply=lambda messages: "no idea")  # unreadable: flagged
     with mock.patch("agents.gateway.complete", undecided):
-        contradiction_services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)
     listed = staff_api.get(URL, {"reason": "flag_for_review"}).json()["results"]
     assert [r["contradiction"]["run"] for r in listed] == [str(run.id)]

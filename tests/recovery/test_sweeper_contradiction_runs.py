@@ -14,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from agents import gateway
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.models import ArbitrationCall, ContradictionRun
 from debates import recovery
@@ -120,7 +121,7 @@ def test_a_queued_run_no_worker_takes_is_given_up_with_its_own_reason():
 def test_a_run_whose_worker_died_too_often_is_failed_not_started_again():
     run = _run(status=ContradictionRun.Status.RUNNING, attempts=settings.DEBATE_MAX_ATTEMPTS)
     with mock.patch.object(gateway, "complete") as llm:
-        assert services.contradiction_run_execute(run_id=run.id) is None
+        assert contradiction_running.contradiction_run_execute(run_id=run.id) is None
     llm.assert_not_called()
     run.refresh_from_db()
     assert run.status == ContradictionRun.Status.FAILED
@@ -135,7 +136,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     broken = ScriptedArbitrator(exc=gateway.LLMError("x: unknown model", permanent=True),
                                 fail_after=0)
     with mock.patch.object(gateway, "complete", broken):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert (run.status, run.error) == ("failed", "The arbitrator's model failed (permanent): "
                                                  "x: unknown model")
@@ -153,7 +154,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
 
     healthy = ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", healthy):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed" and run.resolved_count == 1
     assert len(healthy.calls) == 1
