@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.utils import timezone
 
 from contradictions import arbitration, consensus
@@ -14,9 +13,8 @@ from contradictions.models import (
     Contradiction,
     ContradictionRun,
 )
-from contradictions.reviewing.items import failure_items_close_for_rerun
-from contradictions.running import DISMISSED, claim_of, consensus_of
-from contradictions.tasks import run_contradictions
+from contradictions.running import DISMISSED, RUNS, claim_of, consensus_of
+from debates import runs
 
 
 def review_choices(contradiction: Contradiction) -> list[tuple[str, str]]:
@@ -77,26 +75,10 @@ def contradiction_apply_review(*, contradiction_id, user, choice: str, note: str
     return row
 
 
-@transaction.atomic
 def contradiction_run_retry(*, run_id, user=None, note: str = "") -> bool:
     """Queue a failed run again. Its stored detection and arbitrations are kept, so only what
     is missing is done (and paid for). The counters start again (`attempts`, `recoveries`), so
     the sweeper's bounds hold anew, and the run's open `run_failed` review item is closed as
     re-run by `user` (raises `reviews.records.ReviewConflict` when another analyst holds it).
     False when the run is not failed."""
-    run = (
-        ContradictionRun.objects.select_for_update()
-        .only("id", "status", "error", "attempts", "recoveries")
-        .filter(id=run_id, status=ContradictionRun.Status.FAILED)
-        .first()
-    )
-    if run is None:
-        return False
-    before = {"error": run.error, "attempts": run.attempts, "recoveries": run.recoveries}
-    ContradictionRun.objects.filter(id=run_id).update(
-        status=ContradictionRun.Status.QUEUED, error="", completed_at=None, started_at=None,
-        attempts=0, recoveries=0, updated_at=timezone.now(),
-    )
-    failure_items_close_for_rerun(run_id=run_id, user=user, note=note, data=before)
-    transaction.on_commit(lambda: run_contradictions.delay(str(run_id)))
-    return True
+    return runs.requeue_failed(RUNS, run_id, user=user, note=note)

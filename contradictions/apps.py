@@ -8,7 +8,10 @@ class ContradictionsConfig(AppConfig):
 
     def ready(self):
         from contradictions.reviewing.subject import CONTRADICTION, RUN
+        from contradictions.running import RUNS
+        from debates import runs
         from reviews import subjects
 
         subjects.register(CONTRADICTION)
         subjects.register(RUN)
+        runs.register(RUNS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -32,15 +33,48 @@ from contradictions.models import (
     Finding,
     Resolution,
 )
-from contradictions.reviewing.items import review_item_for_failure, review_items_for_contradictions
-from debates.locks import advisory_lock, run_exclusively
+from contradictions.reviewing.items import (
+    failure_items_close_for_rerun,
+    review_item_for_failure,
+    review_items_for_contradictions,
+)
+from debates import runs
 
 logger = logging.getLogger(__name__)
 
 
-def run_lock(run_id):
-    """One runner per run (a PostgreSQL session lock, released if the worker dies)."""
-    return advisory_lock(f"contradiction-run:{run_id}")
+class RunWork(runs.Work):
+    """Contradiction runs as durable work (`debates.runs`): one runner per run, under its own
+    advisory lock; a run failed for good gets a `run_failed` review item in the transaction that
+    fails it."""
+
+    model = ContradictionRun
+    noun = "contradiction run"
+    plural = "contradiction_runs"
+    lock_prefix = "contradiction-run:"
+
+    def execute(self, row: ContradictionRun) -> None:
+        _Runner(row).execute()
+
+    def enqueue(self, pk: str):
+        from contradictions.tasks import run_contradictions
+
+        return run_contradictions.delay(pk)
+
+    def readable_error(self, exc: BaseException) -> str:
+        if isinstance(exc, gateway.LLMError):
+            kind = "permanent" if exc.permanent else "after retries"
+            return f"The arbitrator's model failed ({kind}): {exc}"
+        return super().readable_error(exc)
+
+    def failed(self, row: ContradictionRun) -> None:
+        review_item_for_failure(run=row)
+
+    def requeued(self, pk, *, user, note: str, before: dict) -> None:
+        failure_items_close_for_rerun(run_id=pk, user=user, note=note, data=before)
+
+
+RUNS = RunWork()
 
 
 def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
@@ -48,25 +82,9 @@ def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
 
     Returns the run, or None when another runner holds it or it has already ended.
     """
-    return run_exclusively(
-        ContradictionRun,
-        run_id,
-        lock=run_lock,
-        what="run",
-        execute=lambda run: _Runner(run).execute(),
-        fail=lambda pk, **kwargs: contradiction_run_fail(run_id=pk, **kwargs),
-        readable_error=_readable_error,
-    )
+    return runs.run(RUNS, run_id)
 
 
-def _readable_error(exc: BaseException) -> str:
-    if isinstance(exc, gateway.LLMError):
-        kind = "permanent" if exc.permanent else "after retries"
-        return f"The arbitrator's model failed ({kind}): {exc}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-@transaction.atomic
 def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | None = None) -> bool:
     """Mark a run that cannot finish failed, with the reason, and queue it for review (a
     `run_failed` item, in the same transaction), whatever the cause: the sweeper giving up, a
@@ -75,21 +93,14 @@ def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | Non
     Leaves ended runs alone; with `only_after_attempts`, also those started fewer times than
     that. Returns whether it failed the run.
     """
-    unfinished = ContradictionRun.objects.select_for_update().filter(
-        id=run_id, status__in=[ContradictionRun.Status.QUEUED, ContradictionRun.Status.RUNNING]
-    )
-    if only_after_attempts is not None:
-        unfinished = unfinished.filter(attempts__gte=only_after_attempts)
-    run = unfinished.only("id", "status", "error", "attempts", "recoveries").first()
-    if run is None:
-        return False
-    run.status = ContradictionRun.Status.FAILED
-    run.error = error[:5000]
-    run.completed_at = timezone.now()
-    run.save(update_fields=["status", "error", "completed_at", "updated_at"])
-    review_item_for_failure(run=run)
-    logger.warning("contradiction run %s failed: %s", run_id, error)
-    return True
+    return runs.fail(RUNS, run_id, error=error, only_after_attempts=only_after_attempts)
+
+
+def recover_stuck_contradiction_runs(*, now: datetime | None = None,
+                                     limit: int = 200) -> runs.SweepReport:
+    """Re-enqueue stuck runs, or give up on those re-enqueued too often (see `debates.runs`),
+    each under the run's own advisory lock."""
+    return runs.recover_stuck(RUNS, now=now, limit=limit)
 
 
 def claim_of(finding: Finding) -> detection.Claim:

@@ -67,18 +67,26 @@ class DurableRun(models.Model):
 
     class Meta:
         abstract = True
-        indexes = [
-            # The sweeper's query: unfinished rows by last change.
-            models.Index(
-                fields=["status", "updated_at"],
-                condition=Q(status__in=["queued", "running"]),
-                name="%(class)s_unfinished_by_update",
-            ),
-        ]
+
+    @staticmethod
+    def unfinished_index(name: str) -> models.Index:
+        """The sweeper's index (unfinished rows by last change), named by each model (index
+        names are limited to 30 characters, too short for a class-name pattern)."""
+        return models.Index(
+            fields=["status", "updated_at"],
+            condition=Q(status__in=["queued", "running"]),
+            name=name,
+        )
 
     @property
     def is_finished(self) -> bool:
         return self.status in (RunStatus.COMPLETED, RunStatus.FAILED)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.completed_at:
+            return (self.completed_at - self.started_at).total_seconds()
+        return None
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The review queue's reasons, how urgent each is, and the `Flag` subjects raise. Plain Python:
 no ORM, no settings. Which outcome raises which reason is the subject's own
-(`debates.reviewing.triage` for a debate's metadata, `contradictions.reviewing` for a
+(`debates.reviewing.triage` for a debate's metadata, `contradictions.reviewing.items` for a
 contradiction the consensus could not settle); only the failure flag is written here.
 
 ============================  ==============================================================
@@ -21,10 +21,8 @@ reason                        raised when
 ``run_failed``                a contradiction run failed for good (`failure_flag`)
 ============================  ==============================================================
 
-Protocols raise reasons of their own through the metadata key ``review_reasons``: a list of
-reason names, or of ``{"reason": name, "summary": text}``. A name this module does not know
-becomes ``flag_for_review`` (the name is kept in the summary), so nothing a protocol raises
-is lost.
+Protocols raise reasons of their own through the metadata key ``review_reasons``; a name the
+queue does not know becomes ``flag_for_review`` (see `debates.reviewing.triage`).
 
 Contradiction runs raise ``flag_for_review`` for each contradiction the consensus could not
 settle (`contradiction_flag`), one item per contradiction. Priority: 60 + 10 for a high-severity

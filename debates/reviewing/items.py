@@ -63,3 +63,11 @@ def review_item_for_failure(*, debate: Debate) -> ReviewItem | None:
         "debate", debate, reason=DEBATE_FAILED,
         max_risk=lambda: Statement.objects.filter(debate=debate).aggregate(m=Max("risk"))["m"],
     )
+
+
+def failure_items_close_for_rerun(*, debate_id, user=None, note: str = "",
+                                  data: dict | None = None) -> list[ReviewItem]:
+    """Close the open `debate_failed` item of a failed debate being queued again, as re-run by
+    `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
+    return queueing.failure_items_close_for_rerun("debate", debate_id, user=user, note=note,
+                                                  data=data)
