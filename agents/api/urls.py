@@ -1,6 +1,6 @@
 from rest_framework.routers import SimpleRouter
 
-from debates.api import views
+from agents.api import views
 
 router = SimpleRouter()
 router.register("agents", views.AgentViewSet, basename="agent")

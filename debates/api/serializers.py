@@ -6,15 +6,10 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.validators import UniqueValidator
 
-from agents.models import Agent
 from api.fields import (
     BlankAsNullCharField,
-    StrictBooleanField,
     StrictCharField,
-    StrictFloatField,
-    StrictIntegerField,
     StrictSlugField,
     StrictURLField,
 )
@@ -210,45 +205,6 @@ class DebateListQuerySerializer(serializers.Serializer):
             "created_before": data.get("created_before"),
             "search": data.get("q", ""),
         }
-
-
-# --- agents -------------------------------------------------------------------------------------
-
-
-class AgentSerializer(serializers.ModelSerializer):
-    serializer_field_mapping = {
-        **serializers.ModelSerializer.serializer_field_mapping,
-        **{
-            field: StrictCharField
-            for field, drf_field in serializers.ModelSerializer.serializer_field_mapping.items()
-            if drf_field is serializers.CharField
-        },
-    }
-    slug = StrictSlugField(
-        max_length=50,
-        validators=[
-            UniqueValidator(Agent.objects.all(), message="An agent with this slug exists.")
-        ],
-    )
-    temperature = StrictFloatField(min_value=0.0, max_value=2.0, required=False)
-    veto_risk_threshold = StrictIntegerField(min_value=0, max_value=100, required=False)
-    position = StrictIntegerField(min_value=0, max_value=32767, required=False)
-    can_veto = StrictBooleanField(required=False)
-    is_active = StrictBooleanField(required=False)
-    protocols = serializers.ListField(
-        child=serializers.ChoiceField(choices=PROTOCOL_NAMES),
-        required=False,
-        help_text="Protocols this agent takes part in by default.",
-    )
-
-    class Meta:
-        model = Agent
-        fields = [
-            "slug", "name", "role", "guiding_question", "system_prompt", "model_name",
-            "temperature", "can_veto", "veto_risk_threshold", "protocols", "position",
-            "is_active", "created_at", "updated_at",
-        ]
-        read_only_fields = ["created_at", "updated_at"]
 
 
 class WebhookSecretSerializer(serializers.Serializer):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -13,16 +12,15 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services as account_services
-from agents.models import Agent
 from api.pagination import OrderedCursorPagination
-from api.schema import FIELD_ERRORS, FORBIDDEN, MESSAGE, NOT_FOUND, UNAUTHENTICATED
+from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
 from api.throttling import CreateRateThrottle
 from debates import selectors
 from debates.api import serializers as s
@@ -157,64 +155,6 @@ class DebateViewSet(
         if not created:
             headers["Idempotent-Replayed"] = "true"
         return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
-
-
-class IsStaffOrReadOnly(permissions.BasePermission):
-    message = "Only staff may create or change agents."
-
-    def has_permission(self, request, view):
-        if not (request.user and request.user.is_authenticated):
-            return False
-        return request.method in permissions.SAFE_METHODS or request.user.is_staff
-
-
-@extend_schema_view(
-    list=extend_schema(summary="List agents",
-                       responses={200: s.AgentSerializer(many=True), 401: UNAUTHENTICATED}),
-    retrieve=extend_schema(summary="Read an agent",
-                           responses={200: s.AgentSerializer, 401: UNAUTHENTICATED,
-                                      404: NOT_FOUND}),
-    create=extend_schema(summary="Create an agent (staff)",
-                         responses={201: s.AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN}),
-    update=extend_schema(summary="Replace an agent (staff)",
-                         responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}),
-    partial_update=extend_schema(summary="Change an agent (staff)",
-                                 responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
-                                            401: UNAUTHENTICATED, 403: FORBIDDEN,
-                                            404: NOT_FOUND}),
-)
-class AgentViewSet(
-    mixins.ListModelMixin,
-    mixins.RetrieveModelMixin,
-    mixins.CreateModelMixin,
-    mixins.UpdateModelMixin,
-    viewsets.GenericViewSet,
-):
-    """Agents debates are made of. Existing debates keep a snapshot of their agents."""
-
-    queryset = Agent.objects.all()
-    serializer_class = s.AgentSerializer
-    permission_classes = [IsStaffOrReadOnly]
-    parser_classes = [JSONParser]
-    lookup_field = "slug"
-    lookup_value_regex = "[-a-zA-Z0-9_]+"
-
-    def perform_create(self, serializer):
-        self._save(serializer)
-
-    def perform_update(self, serializer):
-        self._save(serializer)
-
-    def _save(self, serializer):
-        try:
-            with transaction.atomic():
-                serializer.save()
-        except IntegrityError:  # a concurrent request took the name or slug
-            raise ValidationError(
-                {"non_field_errors": ["An agent with this name or slug already exists."]}
-            ) from None
 
 
 class WebhookSecretView(APIView):
