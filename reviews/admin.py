@@ -41,7 +41,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_display_links = ("id", "reason")
     list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
                    "created_at")
-    search_fields = ("debate__query", "contradiction__metric", "summary")
+    search_fields = ("summary",)  # and each subject's (`get_search_fields`)
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
@@ -56,6 +56,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
     readonly_fields = ("debate_link", "reason", "summary", "priority", "status", "assignee",
                        "created_at", "claimed_at", "closed_at", "verdict", "decision_override",
                        "note", "transcript")
+
+    def get_search_fields(self, request):
+        return [*(f for kind in subjects.all_subjects() for f in kind.search_fields),
+                *self.search_fields]
 
     def get_list_select_related(self, request):
         return [*_subject_related(), "assignee"]

@@ -63,6 +63,8 @@ class ReviewSubject:
     #: and what the group's other items load with them.
     detail_related: tuple[str, ...] = ()
     sibling_related: tuple[str, ...] = ()
+    #: What the admin's search looks in (lookups from `ReviewItem`).
+    search_fields: tuple[str, ...] = ()
     #: The queue's cells for one item of this subject (`item` in the context).
     row_template: str = ""
 

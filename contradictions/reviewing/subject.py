@@ -23,13 +23,14 @@ from contradictions.acting import (
 )
 from contradictions.detection import format_value
 from contradictions.models import ContradictionRun
+from contradictions.reviewing.forms import KeepForm
 from contradictions.reviewing.serializers import (
     ReviewContradictionSerializer,
     ReviewRunSerializer,
 )
 from contradictions.running import DISMISSED
 from reviews import services, subjects
-from reviews.forms import KeepForm, RerunForm
+from reviews.forms import RerunForm
 from reviews.models import ReviewItem
 from reviews.records import ReviewConflict
 
@@ -74,6 +75,7 @@ class ContradictionSubject(_RunGroup):
     queue_fields = ("contradiction__id", "contradiction__metric", "contradiction__severity",
                     "contradiction__run_id")
     detail_related = ("contradiction__run",)
+    search_fields = ("contradiction__metric",)
     row_template = "contradictions/_review_row.html"
 
     def group_of(self, item):

@@ -20,11 +20,12 @@ from django.utils.text import Truncator
 from debates import webhooks
 from debates.models import Debate
 from debates.recovery import debate_rerun
+from debates.reviewing.forms import DecideForm, ResolveForm
 from debates.reviewing.pages import allowed_decisions, debate_progress, transcript_context
 from debates.reviewing.serializers import ReviewDebateDetailSerializer, ReviewDebateSerializer
 from debates.selectors import debate_detail_queryset
 from reviews import services, subjects
-from reviews.forms import DecideForm, RerunForm, ResolveForm
+from reviews.forms import RerunForm
 from reviews.models import ReviewItem
 from reviews.records import ReviewConflict
 
@@ -48,6 +49,7 @@ class DebateSubject(subjects.ReviewSubject):
     queue_related = ("debate",)
     queue_fields = QUEUE_FIELDS
     detail_related = ("debate",)
+    search_fields = ("debate__query",)
     row_template = "debates/_review_row.html"
 
     def detail_prefetch(self) -> list:
