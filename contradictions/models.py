@@ -17,6 +17,7 @@ from django.db.models.functions import Lower
 from agents.models import GatewayCall
 from contradictions.detection import SEVERITIES
 from debates.runs import DurableRun
+from reviews.models import ReviewStatus
 
 
 class SourceAuthority(models.Model):
@@ -59,11 +60,7 @@ class ContradictionRun(DurableRun):
         DEBATE = "debate", "From a debate"
         PAGE = "page", "Web page"
 
-    class ReviewStatus(models.TextChoices):
-        NONE = "", "Not needed"
-        PENDING = "pending", "Pending review"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+    ReviewStatus = ReviewStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.API)

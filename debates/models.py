@@ -6,6 +6,7 @@ from django.db.models import F, Q
 
 from agents.models import GatewayCall
 from debates.runs import DurableRun
+from reviews.models import ReviewStatus
 
 
 class Debate(DurableRun):
@@ -24,11 +25,7 @@ class Debate(DurableRun):
         related_name="debates",
     )
 
-    class ReviewStatus(models.TextChoices):
-        NONE = "", "Not needed"
-        PENDING = "pending", "Pending review"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+    ReviewStatus = ReviewStatus
 
     # Decisions are validated by the debate's protocol (`protocol.decisions`): S4 decides
     # ACT / WARN / REFUSE; other protocols have their own sets.

@@ -5,6 +5,17 @@ from django.db.models import Q
 from reviews import subjects, triage
 
 
+class ReviewStatus(models.TextChoices):
+    """A subject's review status, kept in step with its items by the queue
+    (`reviews.queueing.review_status_sync`): pending while any is active, else resolved if any
+    was, else dismissed if it had any."""
+
+    NONE = "", "Not needed"
+    PENDING = "pending", "Pending review"
+    RESOLVED = "resolved", "Resolved"
+    DISMISSED = "dismissed", "Dismissed"
+
+
 class ReviewItem(models.Model):
     """One reason a debate, a contradiction the arbitrator could not settle, or a contradiction
     run that failed needs a human, and what the human decided about it. Exactly one of

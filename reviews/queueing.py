@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from reviews import subjects, triage
-from reviews.models import ReviewEvent, ReviewItem
+from reviews.models import ReviewEvent, ReviewItem, ReviewStatus
 from reviews.records import conflict_if_taken, record
 
 logger = logging.getLogger(__name__)
@@ -37,13 +37,13 @@ def review_status_sync(subject: str | subjects.ReviewSubject, group_id, **change
         resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
     )
     if counts["active"]:
-        status = "pending"
+        status = ReviewStatus.PENDING
     elif counts["resolved"]:
-        status = "resolved"
+        status = ReviewStatus.RESOLVED
     elif counts["total"]:
-        status = "dismissed"
+        status = ReviewStatus.DISMISSED
     else:
-        status = ""
+        status = ReviewStatus.NONE
     subject.set_review_status(group_id, status, **changes)
 
 

@@ -87,7 +87,7 @@ class ReviewSubject:
         raise NotImplementedError
 
     def set_review_status(self, group_id, status: str, **changes) -> None:
-        """Store the group's review status (one of pending, resolved, dismissed or "")."""
+        """Store the group's review status (a `reviews.models.ReviewStatus`)."""
         raise NotImplementedError
 
     def closed(self, group_id, items: list[ReviewItem]) -> None:
