@@ -1,7 +1,9 @@
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 
 from agents.models import Agent
+from agents.services import agent_protocol_names, agent_protocols_clean
 
 
 class AgentForm(forms.ModelForm):
@@ -14,24 +16,17 @@ class AgentForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        from debates.protocols import PROTOCOLS
-
-        self.known = [name for name, cls in PROTOCOLS.items()
-                      if not getattr(cls, "is_selector", False)]
         if "protocols" in self.fields:
             self.fields["protocols"].help_text = (
                 "Comma-separated protocols this agent takes part in by default. Known: "
-                + ", ".join(self.known) + "."
+                + ", ".join(agent_protocol_names()) + "."
             )
 
     def clean_protocols(self):
-        protocols = self.cleaned_data["protocols"]
-        unknown = [p for p in protocols if p not in self.known]
-        if unknown:
-            raise forms.ValidationError(
-                f"Unknown protocol(s): {', '.join(unknown)}. Known: {', '.join(self.known)}."
-            )
-        return protocols
+        try:
+            return agent_protocols_clean(self.cleaned_data["protocols"])
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.message_dict["protocols"]) from None
 
 
 @admin.register(Agent)

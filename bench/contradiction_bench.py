@@ -72,7 +72,7 @@ def main():
     from django.core.management import call_command
 
     from agents.gateway import load
-    from contradictions import services
+    from contradictions import running, services
     from contradictions.inputs import parse_payload
     from contradictions.models import ArbitrationCall, ContradictionRun
 
@@ -99,7 +99,7 @@ def main():
         for i in range(args.runs + 1):
             run = services.contradiction_run_create(reports=payload["reports"], enqueue=False)
             t0 = time.perf_counter()
-            services.contradiction_run_execute(run_id=run.id)
+            running.contradiction_run_execute(run_id=run.id)
             wall = time.perf_counter() - t0
             run = ContradictionRun.objects.get(id=run.id)
             assert run.status == "completed", run.error

@@ -147,8 +147,8 @@ def main():
         print("  " + line)
 
     from debates.models import Debate
+    from debates.reviewing.items import review_items_for_debate
     from reviews.models import ReviewItem
-    from reviews.services import review_items_for_debate
 
     debate = Debate.objects.create(
         query="Bench enqueue", status="completed", decision="REFUSE",

@@ -9,8 +9,8 @@ urlpatterns = [
     path("debates/", include("debates.urls")),
     path("reviews/", include("reviews.urls")),
     path("contradictions/", include("contradictions.urls")),
-    path("api/", include("debates.api.urls")),
+    path("api/", include("api.urls")),
 ]
 
-handler404 = "debates.api.views.not_found"
-handler500 = "debates.api.views.server_error"
+handler404 = "api.errors.not_found"
+handler500 = "api.errors.server_error"

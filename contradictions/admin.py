@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from contradictions import selectors, services
+from contradictions import acting, selectors, services
 from contradictions.forms import RunStartForm
 from contradictions.models import (
     AgentReport,
@@ -17,6 +17,7 @@ from contradictions.models import (
     SourceAuthority,
 )
 from debates.admin import ReadOnlyInline
+from reviews.records import ReviewConflict
 
 
 @admin.register(SourceAuthority)
@@ -138,12 +139,10 @@ class ContradictionRunAdmin(admin.ModelAdmin):
     def retry_failed(self, request, queryset):
         """Each failed run is queued again and its open `run_failed` review item closed as
         re-run; a run whose item another analyst holds is left to them."""
-        from reviews.services import ReviewConflict
-
         retried = 0
         for run_id in queryset.values_list("id", flat=True):
             try:
-                retried += services.contradiction_run_retry(
+                retried += acting.contradiction_run_retry(
                     run_id=run_id, user=request.user, note="Retried from the admin."
                 )
             except ReviewConflict as exc:

@@ -5,3 +5,13 @@ class ContradictionsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "contradictions"
     verbose_name = "Contradictions"
+
+    def ready(self):
+        from contradictions.reviewing.subject import CONTRADICTION, RUN
+        from contradictions.running import RUNS
+        from debates import runs
+        from reviews import subjects
+
+        subjects.register(CONTRADICTION)
+        subjects.register(RUN)
+        runs.register(RUNS)

@@ -19,8 +19,8 @@ from django.core.exceptions import ValidationError
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.fields import StrictFloatField
 from contradictions.detection import normalise_metric
-from debates.api.serializers import StrictFloatField
 
 MAX_VALUE = Decimal(10) ** 20
 VALUE_PLACES = Decimal("1e-10")

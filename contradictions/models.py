@@ -16,6 +16,8 @@ from django.db.models.functions import Lower
 
 from agents.models import GatewayCall
 from contradictions.detection import SEVERITIES
+from debates.runs import DurableRun
+from reviews.models import ReviewStatus
 
 
 class SourceAuthority(models.Model):
@@ -47,12 +49,9 @@ class SourceAuthority(models.Model):
         return f"{self.rank}. {self.name}"
 
 
-class ContradictionRun(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        COMPLETED = "completed", "Completed"
-        FAILED = "failed", "Failed"
+class ContradictionRun(DurableRun):
+    """Agent reports checked for contradictions, arbitrated and settled: a durable run
+    (`debates.runs`)."""
 
     class Origin(models.TextChoices):
         API = "api", "API"
@@ -61,16 +60,9 @@ class ContradictionRun(models.Model):
         DEBATE = "debate", "From a debate"
         PAGE = "page", "Web page"
 
-    class ReviewStatus(models.TextChoices):
-        NONE = "", "Not needed"
-        PENDING = "pending", "Pending review"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+    ReviewStatus = ReviewStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    status = models.CharField(
-        max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.API)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -118,27 +110,13 @@ class ContradictionRun(models.Model):
     arbitration_ms = models.PositiveIntegerField(
         null=True, blank=True, help_text="Wall time of the arbitration step (0: skipped)."
     )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    recoveries = models.PositiveSmallIntegerField(
-        default=0,
-        help_text="Times the sweeper re-enqueued it after its worker or message was lost.",
-    )
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(DurableRun.Meta):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "created_at"]),
-            # The sweeper's query: unfinished runs by last change.
-            models.Index(
-                fields=["status", "updated_at"],
-                condition=Q(status__in=["queued", "running"]),
-                name="run_unfinished_by_update",
-            ),
+            DurableRun.unfinished_index("run_unfinished_by_update"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -157,18 +135,8 @@ class ContradictionRun(models.Model):
         return f"Contradiction run {str(self.id)[:8]} ({self.get_status_display()})"
 
     @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.COMPLETED, self.Status.FAILED)
-
-    @property
     def arbitration_skipped(self) -> bool:
         return self.status == self.Status.COMPLETED and self.contradictions_found == 0
-
-    @property
-    def duration_seconds(self) -> float | None:
-        if self.started_at and self.completed_at:
-            return (self.completed_at - self.started_at).total_seconds()
-        return None
 
 
 class AgentReport(models.Model):

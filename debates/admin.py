@@ -92,8 +92,15 @@ class DebateAdmin(admin.ModelAdmin):
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
-    readonly_fields = ["protocol_summary", *(f.name for f in Debate._meta.fields),
-                       "effective_decision"]
+    # Every field, in the order the page has always shown them (not the model's, which lists the
+    # durable-run fields it inherits first).
+    readonly_fields = [
+        "protocol_summary", "id", "query", "protocol", "options", "status", "created_by",
+        "decision", "decision_override", "review_status", "reasoning", "metadata",
+        "consensus_type", "injection_findings", "is_complex_query", "callback_url", "tokens_in",
+        "tokens_out", "cost_usd", "attempts", "recoveries", "schedule", "error", "created_at",
+        "started_at", "completed_at", "updated_at", "effective_decision",
+    ]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 
     def has_add_permission(self, request):

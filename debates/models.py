@@ -5,22 +5,18 @@ from django.db import models
 from django.db.models import F, Q
 
 from agents.models import GatewayCall
+from debates.runs import DurableRun
+from reviews.models import ReviewStatus
 
 
-class Debate(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        COMPLETED = "completed", "Completed"
-        FAILED = "failed", "Failed"
+class Debate(DurableRun):
+    """A question debated by agents under a protocol: a durable run (`debates.runs`), with its
+    decision and the review status of its items."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     query = models.TextField()
     protocol = models.CharField(max_length=40, default="s4", db_index=True)
     options = models.JSONField(default=dict, blank=True)
-    status = models.CharField(
-        max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -29,11 +25,7 @@ class Debate(models.Model):
         related_name="debates",
     )
 
-    class ReviewStatus(models.TextChoices):
-        NONE = "", "Not needed"
-        PENDING = "pending", "Pending review"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+    ReviewStatus = ReviewStatus
 
     # Decisions are validated by the debate's protocol (`protocol.decisions`): S4 decides
     # ACT / WARN / REFUSE; other protocols have their own sets.
@@ -62,11 +54,6 @@ class Debate(models.Model):
     tokens_out = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
 
-    attempts = models.PositiveSmallIntegerField(default=0)
-    recoveries = models.PositiveSmallIntegerField(
-        default=0,
-        help_text="Times the sweeper re-enqueued it after its worker or message was lost.",
-    )
     schedule = models.ForeignKey(
         "schedules.DebateSchedule",
         null=True,
@@ -75,21 +62,13 @@ class Debate(models.Model):
         related_name="debates",
         help_text="The schedule whose firing created it.",
     )
-    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(DurableRun.Meta):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "created_at"]),
-            models.Index(
-                fields=["status", "updated_at"],
-                condition=Q(status__in=["queued", "running"]),
-                name="debate_unfinished_by_update",
-            ),
+            DurableRun.unfinished_index("debate_unfinished_by_update"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -109,17 +88,6 @@ class Debate(models.Model):
     @property
     def is_overridden(self) -> bool:
         return bool(self.decision_override) and self.decision_override != self.decision
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (self.Status.COMPLETED, self.Status.FAILED)
-
-    @property
-    def duration_seconds(self) -> float | None:
-        if self.started_at and self.completed_at:
-            return (self.completed_at - self.started_at).total_seconds()
-        return None
-
 
 class Participant(models.Model):
     """An agent as it took part in one debate: a snapshot, so later edits don't rewrite history."""

@@ -16,8 +16,7 @@ from django.utils import timezone
 
 from agents import gateway
 from agents.models import Agent
-from debates import defense, webhooks
-from debates.locks import advisory_lock, run_exclusively
+from debates import defense, runs, webhooks
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -27,7 +26,11 @@ from debates.protocols import (
     resolve_protocol,
 )
 from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
-from reviews.services import review_item_for_failure, review_items_for_debate
+from debates.reviewing.items import (
+    failure_items_close_for_rerun,
+    review_item_for_failure,
+    review_items_for_debate,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -154,9 +157,45 @@ def debate_create(
 # --- running ----------------------------------------------------------------------------------
 
 
-def _debate_lock(debate_id):
-    """One runner per debate (a PostgreSQL session lock, released if the worker dies)."""
-    return advisory_lock(str(debate_id))
+class DebateWork(runs.Work):
+    """Debates as durable work (`debates.runs`): one runner per debate, under an advisory lock
+    keyed by its id; a debate failed for good gets a `debate_failed` review item and its
+    `debate.failed` webhook, in the transaction that fails it."""
+
+    model = Debate
+    noun = "debate"
+    plural = "debates"
+
+    def execute(self, row: Debate) -> None:
+        _DebateRunner(row).run()
+
+    def enqueue(self, pk: str):
+        from debates.tasks import run_debate
+
+        return run_debate.delay(pk)
+
+    def readable_error(self, exc: BaseException) -> str:
+        if isinstance(exc, gateway.LLMError):
+            kind = "permanent" if exc.permanent else "after retries"
+            return f"The language model failed ({kind}): {exc}"
+        if isinstance(exc, SoftTimeLimitExceeded):
+            return (
+                f"The debate ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) "
+                "and was stopped."
+            )
+        if isinstance(exc, ProtocolError):
+            return f"The debate cannot run as configured: {exc}"
+        return super().readable_error(exc)
+
+    def failed(self, row: Debate) -> None:
+        review_item_for_failure(debate=row)
+        webhooks.notify_debate_event(debate_id=row.pk, event=webhooks.Event.DEBATE_FAILED)
+
+    def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
+        failure_items_close_for_rerun(debate_id=pk, user=user, note=note, data=before)
+
+
+DEBATES = DebateWork()
 
 
 def debate_run(*, debate_id) -> Debate | None:
@@ -164,57 +203,19 @@ def debate_run(*, debate_id) -> Debate | None:
 
     Returns the debate, or None when another runner holds it or it has already ended.
     """
-    return run_exclusively(
-        Debate,
-        debate_id,
-        lock=_debate_lock,
-        what="debate",
-        execute=lambda debate: _DebateRunner(debate).run(),
-        fail=lambda pk, **kwargs: debate_fail(debate_id=pk, **kwargs),
-        readable_error=_readable_error,
-    )
+    return runs.run(DEBATES, debate_id)
 
 
-def _readable_error(exc: BaseException) -> str:
-    if isinstance(exc, gateway.LLMError):
-        kind = "permanent" if exc.permanent else "after retries"
-        return f"The language model failed ({kind}): {exc}"
-    if isinstance(exc, SoftTimeLimitExceeded):
-        return (
-            f"The debate ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) "
-            "and was stopped."
-        )
-    if isinstance(exc, ProtocolError):
-        return f"The debate cannot run as configured: {exc}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-@transaction.atomic
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
     """Mark a debate that cannot finish failed, with the reason, and queue it for review (a
-    `debate_failed` item, in the same transaction: see `reviews.triage`). Every failure for
+    `debate_failed` item, in the same transaction: see `debates.reviewing`). Every failure for
     good comes here: the sweeper giving up, a worker that died too often, the LLM failing
     permanently or after its retries, a time limit, a configuration that cannot run.
 
     Leaves ended debates alone; with `only_after_attempts`, also those started fewer times
     than that. Returns whether it failed the debate.
     """
-    unfinished = Debate.objects.select_for_update().filter(
-        id=debate_id, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
-    )
-    if only_after_attempts is not None:
-        unfinished = unfinished.filter(attempts__gte=only_after_attempts)
-    debate = unfinished.only("id", "status", "error", "attempts", "recoveries").first()
-    if debate is None:
-        return False
-    debate.status = Debate.Status.FAILED
-    debate.error = error[:5000]
-    debate.completed_at = timezone.now()
-    debate.save(update_fields=["status", "error", "completed_at", "updated_at"])
-    review_item_for_failure(debate=debate)
-    webhooks.notify_debate_event(debate_id=debate_id, event=webhooks.Event.DEBATE_FAILED)
-    logger.warning("debate %s failed: %s", debate_id, error)
-    return True
+    return runs.fail(DEBATES, debate_id, error=error, only_after_attempts=only_after_attempts)
 
 
 class _DebateRunner:

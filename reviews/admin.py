@@ -3,15 +3,15 @@ from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from contradictions import selectors as contradiction_selectors
-from debates.selectors import debate_detail_queryset
-from reviews import selectors, services
+from reviews import services, subjects
 from reviews.forms import NoteForm
 from reviews.models import ReviewEvent, ReviewItem
+
+
+def _subject_related() -> list[str]:
+    return [name for kind in subjects.all_subjects() for name in kind.queue_related]
 
 
 class ReviewEventInline(admin.TabularInline):
@@ -41,8 +41,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_display_links = ("id", "reason")
     list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
                    "created_at")
-    search_fields = ("debate__query", "contradiction__metric", "summary")
-    list_select_related = ("debate", "contradiction", "contradiction_run", "assignee")
+    search_fields = ("summary",)  # and each subject's (`get_search_fields`)
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
@@ -58,6 +57,13 @@ class ReviewItemAdmin(admin.ModelAdmin):
                        "created_at", "claimed_at", "closed_at", "verdict", "decision_override",
                        "note", "transcript")
 
+    def get_search_fields(self, request):
+        return [*(f for kind in subjects.all_subjects() for f in kind.search_fields),
+                *self.search_fields]
+
+    def get_list_select_related(self, request):
+        return [*_subject_related(), "assignee"]
+
     def has_add_permission(self, request):
         return False
 
@@ -72,78 +78,27 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     @admin.display(description="Question", ordering="debate__query")
     def question(self, obj):
-        if obj.is_contradiction:
-            return f"Contradiction: {obj.contradiction.metric}"[:80]
-        if obj.is_run_failure:
-            return f"Contradiction run {str(obj.contradiction_run_id)[:8]} failed"
-        return obj.debate.query[:80]
+        return obj.subject.admin_question(obj)
 
     @admin.display(description="Machine decision", ordering="debate__decision")
     def machine_decision(self, obj):
-        if obj.is_contradiction:
-            return "flag_for_review"
-        if obj.is_run_failure:
-            return "-"
-        return obj.debate.decision or f"- ({obj.debate.status})"
+        return obj.subject.admin_machine_decision(obj)
 
     @admin.display(description="Effective decision")
     def effective_decision(self, obj):
-        if obj.is_contradiction:
-            return obj.contradiction.review_action or "-"
-        if obj.is_run_failure:
-            return "-"
-        return obj.debate.effective_decision or "-"
+        return obj.subject.admin_effective_decision(obj)
 
     @admin.display(description="Debate or run")
     def debate_link(self, obj):
-        if obj.is_run_failure:
-            return format_html(
-                '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
-                reverse("admin:contradictions_contradictionrun_change",
-                        args=[obj.contradiction_run_id]),
-                str(obj.contradiction_run_id)[:8],
-                obj.contradiction_run.get_status_display().lower(),
-                reverse("reviews:item", args=[obj.pk]),
-            )
-        if obj.is_contradiction:
-            return format_html(
-                '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
-                reverse("admin:contradictions_contradictionrun_change",
-                        args=[obj.contradiction.run_id]),
-                str(obj.contradiction.run_id)[:8],
-                obj.contradiction.metric[:100],
-                reverse("reviews:item", args=[obj.pk]),
-            )
-        return format_html(
-            '<a href="{}">{}</a> · <a href="{}">review page</a>',
-            reverse("admin:debates_debate_change", args=[obj.debate_id]),
-            obj.debate.query[:100],
-            reverse("reviews:item", args=[obj.pk]),
-        )
+        return obj.subject.admin_link(obj)
 
     @admin.display(description="Transcript")
     def transcript(self, obj):
         failure = ""
         if obj.is_failure:
             failure = render_to_string("reviews/_failure_admin.html", {"item": obj})
-        if obj.is_run_failure:
-            return failure
-        if obj.is_contradiction:
-            page = contradiction_selectors.arrange(
-                contradiction_selectors.run_detail_queryset().get(id=obj.contradiction.run_id)
-            )
-            case = next(c for c in page.cases if c.contradiction.pk == obj.contradiction_id)
-            # The template escapes every stored text; the result is HTML we produced.
-            return mark_safe(
-                "<style>" + render_to_string("contradictions/_styles.html") + "</style>"
-                + render_to_string("contradictions/_case.html", {"case": case})
-            )
-        debate = debate_detail_queryset().get(id=obj.debate_id)
         # The templates escape every stored text; the result is HTML we produced.
-        return mark_safe(
-            failure
-            + render_to_string("reviews/_transcript.html", selectors.transcript_context(debate))
-        )
+        return mark_safe(failure + obj.subject.admin_detail(obj))
 
     @admin.action(description="Claim the selected items", permissions=["review"])
     def claim(self, request, queryset):
@@ -223,8 +178,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 **self.admin_site.each_context(request),
                 "title": "Dismiss review items",
                 "opts": self.model._meta,
-                "items": queryset.select_related("debate", "contradiction",
-                                                 "contradiction_run", "assignee"),
+                "items": queryset.select_related(*_subject_related(), "assignee"),
                 "form": form,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             },

@@ -2,13 +2,25 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from reviews import triage
+from reviews import subjects, triage
+
+
+class ReviewStatus(models.TextChoices):
+    """A subject's review status, kept in step with its items by the queue
+    (`reviews.queueing.review_status_sync`): pending while any is active, else resolved if any
+    was, else dismissed if it had any."""
+
+    NONE = "", "Not needed"
+    PENDING = "pending", "Pending review"
+    RESOLVED = "resolved", "Resolved"
+    DISMISSED = "dismissed", "Dismissed"
 
 
 class ReviewItem(models.Model):
     """One reason a debate, a contradiction the arbitrator could not settle, or a contradiction
     run that failed needs a human, and what the human decided about it. Exactly one of
-    `debate`, `contradiction` and `contradiction_run` is set."""
+    `debate`, `contradiction` and `contradiction_run` is set: the subject keys, each owned by
+    the subject its app registers (`reviews.subjects`); the queue reads them only through it."""
 
     class Reason(models.TextChoices):
         SAFETY_VETO = triage.SAFETY_VETO, triage.REASONS[triage.SAFETY_VETO][0]
@@ -145,12 +157,14 @@ class ReviewItem(models.Model):
         return self.status in self.ACTIVE
 
     @property
-    def is_contradiction(self) -> bool:
-        return self.contradiction_id is not None
+    def subject(self) -> subjects.ReviewSubject:
+        """What the item is about (a debate, a contradiction, a failed run): the subject its
+        app registered, which knows how to show it and act on it."""
+        return subjects.of(self)
 
     @property
-    def is_run_failure(self) -> bool:
-        return self.contradiction_run_id is not None
+    def subject_description(self) -> str:
+        return self.subject.describe(self)
 
     @property
     def is_failure(self) -> bool:

@@ -14,19 +14,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from contradictions import selectors as contradiction_selectors
-from contradictions.services import review_choices
-from debates.selectors import debate_detail_queryset
 from reviews import selectors, services
-from reviews.forms import (
-    DecideForm,
-    KeepForm,
-    NoteForm,
-    QueueFilterForm,
-    ReleaseForm,
-    RerunForm,
-    ResolveForm,
-)
+from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
 
 
@@ -86,76 +75,21 @@ def _action_flags(request, item: ReviewItem) -> dict:
     }
 
 
-def _render_contradiction_item(request, item: ReviewItem, *, status=200, **forms):
-    """A contradiction's item: the claims beside the arbitrator's resolution, and the pick."""
-    run = contradiction_selectors.run_detail_queryset().get(id=item.contradiction.run_id)
-    page = contradiction_selectors.arrange(run)
-    case = next(c for c in page.cases if c.contradiction.pk == item.contradiction_id)
-    context = {
-        "item": item,
-        "run": run,
-        "case": case,
-        "others": selectors.other_items_for_debate(item),
-        "events": list(item.events.all()),
-        **_action_flags(request, item),
-        "keep_form": forms.get("keep_form")
-        or KeepForm(choices=review_choices(case.contradiction), prefix="keep"),
-        "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
-        "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
-    }
-    return render(request, "reviews/contradiction_item.html", context, status=status)
-
-
-def _render_run_item(request, item: ReviewItem, *, status=200, **forms):
-    """A failed contradiction run's item: why it failed, how far it got, and what to do."""
-    run = contradiction_selectors.run_detail_queryset().get(id=item.contradiction_run_id)
-    flags = _action_flags(request, item)
-    context = {
-        "item": item,
-        "run": run,
-        "page": contradiction_selectors.arrange(run),
-        "others": selectors.other_items_for_debate(item),
-        "events": list(item.events.all()),
-        **flags,
-        "can_rerun": flags["can_close"] and run.status == run.Status.FAILED,
-        "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
-        "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
-        "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
-    }
-    return render(request, "reviews/run_item.html", context, status=status)
-
-
 def _render_item(request, pk, *, status=200, **forms):
+    """The item's page: what every item shows, and what its subject adds (and its template)."""
     item = _item_or_404(pk)
-    if item.is_contradiction:
-        return _render_contradiction_item(request, item, status=status, **forms)
-    if item.is_run_failure:
-        return _render_run_item(request, item, status=status, **forms)
-    debate = debate_detail_queryset().get(id=item.debate_id)
-    decisions = services.allowed_decisions(debate)
     flags = _action_flags(request, item)
+    template, context = item.subject.page(request, item, flags, forms)
     context = {
-        **selectors.transcript_context(debate),
         "item": item,
-        "others": selectors.other_items_for_debate(item),
+        "others": selectors.other_items(item),
         "events": list(item.events.all()),
         **flags,
-        "resolve_form": forms.get("resolve_form")
-        or ResolveForm(machine_decision=debate.decision, decisions=decisions,
-                       initial={"verdict": ""}),
         "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
         "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
+        **context,
     }
-    if item.is_failure:
-        context.update({
-            "failure": True,
-            "progress": selectors.debate_progress(debate),
-            "can_rerun": flags["can_close"] and debate.status == debate.Status.FAILED,
-            "decide_form": forms.get("decide_form")
-            or DecideForm(prefix="decide", decisions=decisions),
-            "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
-        })
-    return render(request, "reviews/item.html", context, status=status)
+    return render(request, template, context, status=status)
 
 
 @require_GET
@@ -213,37 +147,19 @@ def release(request, pk):
 @require_POST
 @staff_required
 def resolve(request, pk):
-    item = ReviewItem.objects.select_related("debate", "contradiction").filter(pk=pk).first()
+    """The verdict the item's subject takes (a debate's uphold/override or decision, a
+    contradiction's value to keep), through the subject's form."""
+    item = ReviewItem.objects.select_related(*selectors.subject_related()).filter(pk=pk).first()
     if item is None:
         raise Http404(f"There is no review item #{pk}.")
-    if item.is_contradiction:
-        return _keep(request, item)
-    if item.is_run_failure:
-        messages.error(request, "A failed contradiction run has no decision to set: re-run it, "
-                       "or dismiss the item.")
+    submission = item.subject.submission(request, item)
+    if isinstance(submission, str):
+        messages.error(request, submission)
         return _render_item(request, pk, status=400)
-    if item.is_failure:
-        return _decide(request, item)
-    debate = item.debate
-    form = ResolveForm(
-        request.POST,
-        machine_decision=debate.decision,
-        decisions=services.allowed_decisions(debate),
-    )
-
-    def success(done: ReviewItem) -> str:
-        if done.verdict == ReviewItem.Verdict.OVERRIDE:
-            return (f"Resolved review item #{done.pk}: the decision is now "
-                    f"{done.decision_override} (the machine decided {debate.decision}).")
-        return f"Resolved review item #{done.pk}: upheld the machine's {debate.decision}."
-
     return _perform(
         request, pk,
-        lambda: services.review_resolve(
-            item_id=pk, user=request.user, verdict=form.cleaned_data["verdict"],
-            decision=form.cleaned_data.get("decision") or "", note=form.cleaned_data["note"],
-        ),
-        form=form, form_name="resolve_form", success=success,
+        lambda: submission.perform(request.user),
+        form=submission.form, form_name=submission.form_name, success=submission.success,
         next_url=reverse("reviews:queue"),
     )
 
@@ -263,27 +179,10 @@ def dismiss(request, pk):
     )
 
 
-def _decide(request, item: ReviewItem):
-    """A failed debate's verdict: the decision the analyst sets (an override of nothing)."""
-    form = DecideForm(request.POST, prefix="decide",
-                      decisions=services.allowed_decisions(item.debate))
-    return _perform(
-        request, item.pk,
-        lambda: services.review_resolve(
-            item_id=item.pk, user=request.user, verdict=ReviewItem.Verdict.OVERRIDE,
-            decision=form.cleaned_data["decision"], note=form.cleaned_data["note"],
-        ),
-        form=form, form_name="decide_form",
-        success=lambda done: f"Resolved review item #{done.pk}: the debate's decision is now "
-        f"{done.decision_override} (set by you; the debate failed before deciding).",
-        next_url=reverse("reviews:queue"),
-    )
-
-
 @require_POST
 @staff_required
 def rerun(request, pk):
-    item = ReviewItem.objects.filter(pk=pk).only("id", "reason").first()
+    item = ReviewItem.objects.filter(pk=pk).first()
     if item is None:
         raise Http404(f"There is no review item #{pk}.")
     if not item.is_failure:
@@ -293,7 +192,7 @@ def rerun(request, pk):
     form = RerunForm(request.POST, prefix="rerun")
 
     def success(done: ReviewItem) -> str:
-        what = "debate" if done.debate_id else "contradiction run"
+        what = done.subject.noun
         return (f"Re-ran review item #{done.pk}'s {what}: it is queued again and resumes from "
                 "what is stored (calls already made are not repeated).")
 
@@ -302,26 +201,5 @@ def rerun(request, pk):
         lambda: services.review_rerun(item_id=pk, user=request.user,
                                       note=form.cleaned_data["note"]),
         form=form, form_name="rerun_form", success=success,
-        next_url=reverse("reviews:queue"),
-    )
-
-
-def _keep(request, item: ReviewItem):
-    form = KeepForm(request.POST, prefix="keep",
-                    choices=review_choices(item.contradiction))
-
-    def success(done: ReviewItem) -> str:
-        kept = done.contradiction.review_finding
-        what = (f"kept {kept.report.agent_name}'s value" if kept
-                else "kept every value, each in its own context")
-        return f"Resolved review item #{done.pk}: {what}. The run's reports are adjusted."
-
-    return _perform(
-        request, item.pk,
-        lambda: services.review_keep(
-            item_id=item.pk, user=request.user, choice=form.cleaned_data["choice"],
-            note=form.cleaned_data["note"],
-        ),
-        form=form, form_name="keep_form", success=success,
         next_url=reverse("reviews:queue"),
     )

@@ -106,7 +106,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "EXCEPTION_HANDLER": "debates.api.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -128,10 +128,10 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "DebateStatusEnum": "debates.models.Debate.Status",
         "ProtocolEnum": "debates.api.serializers.PROTOCOL_NAMES",
-        "HealthStatusEnum": "debates.api.views.HEALTH_STATUSES",
+        "HealthStatusEnum": "api.health.HEALTH_STATUSES",
         "ReviewItemStatusEnum": "reviews.models.ReviewItem.Status",
         "ReviewReasonEnum": "reviews.models.ReviewItem.Reason",
-        "ReviewQueueStatusEnum": "debates.api.reviews.QUEUE_STATUSES",
+        "ReviewQueueStatusEnum": "reviews.api.serializers.QUEUE_STATUSES",
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.

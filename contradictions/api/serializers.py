@@ -7,6 +7,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.fields import BlankAsNullCharField
 from contradictions.inputs import ValueField
 from contradictions.models import (
     AgentReport,
@@ -16,7 +17,6 @@ from contradictions.models import (
     Finding,
     Resolution,
 )
-from debates.api.serializers import BlankAsNullCharField
 
 RUN_STATUSES = ContradictionRun.Status.values
 REVIEW_STATUSES = ["none", *(c for c in ContradictionRun.ReviewStatus.values if c)]

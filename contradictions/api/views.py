@@ -17,17 +17,17 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from api.pagination import OrderedCursorPagination
+from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
+from api.throttling import CreateRateThrottle
 from contradictions import selectors, services
 from contradictions.api import serializers as s
 from contradictions.inputs import RunCreateSerializer, to_inputs
 from contradictions.models import ContradictionRun
-from debates.api.pagination import DebateCursorPagination
-from debates.api.throttling import DebateCreateThrottle
-from debates.api.views import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
 from debates.selectors import debates_visible_to
 
 
-class RunCreateThrottle(DebateCreateThrottle):
+class ContradictionRunCreateThrottle(CreateRateThrottle):
     scope = "contradiction_run_create"
     rate_setting = "CONTRADICTION_API_CREATE_RATE"
 
@@ -71,7 +71,7 @@ class RunCreateThrottle(DebateCreateThrottle):
 class ContradictionRunViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
-    pagination_class = DebateCursorPagination
+    pagination_class = OrderedCursorPagination
     parser_classes = [JSONParser]
     ordering = ("-created_at",)
 
@@ -87,7 +87,7 @@ class ContradictionRunViewSet(
 
     def get_throttles(self):
         if self.action == "create":
-            return [RunCreateThrottle()]
+            return [ContradictionRunCreateThrottle()]
         return super().get_throttles()
 
     def list(self, request, *args, **kwargs):

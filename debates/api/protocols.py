@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from debates.api.views import UNAUTHENTICATED
+from api.schema import UNAUTHENTICATED
 from debates.protocols import PROTOCOLS, protocol_catalog
 
 OPTION_TYPES = ["int", "float", "str", "bool"]

@@ -6,9 +6,13 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.validators import UniqueValidator
 
-from agents.models import Agent
+from api.fields import (
+    BlankAsNullCharField,
+    StrictCharField,
+    StrictSlugField,
+    StrictURLField,
+)
 from debates import selectors, webhooks
 from debates.defense import MAX_QUERY_LENGTH
 from debates.models import Debate
@@ -18,79 +22,6 @@ PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
 ORDERINGS = ["-created_at", "created_at", "-cost_usd", "cost_usd"]
 REVIEW_STATUSES = ["none", *(c for c in Debate.ReviewStatus.values if c)]
-
-
-# --- strict JSON types --------------------------------------------------------------------------
-
-
-class StrictCharField(serializers.CharField):
-    """A string, and only a string: 42 or true is a wrong type, not the text "42". Its length
-    is checked as sent (as the schema's maxLength says), before surrounding spaces are
-    trimmed."""
-
-    default_error_messages = {"invalid": "Expected a string, got {kind}."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid", kind=type(data).__name__)
-        if self.max_length is not None and len(data) > self.max_length:
-            self.fail("max_length", max_length=self.max_length)
-        return super().to_internal_value(data)
-
-
-class StrictSlugField(serializers.SlugField):
-    default_error_messages = {"invalid_type": "Expected a string, got {kind}."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid_type", kind=type(data).__name__)
-        return super().to_internal_value(data)
-
-
-class StrictURLField(serializers.URLField):
-    default_error_messages = {"invalid_type": "Expected a string, got {kind}."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid_type", kind=type(data).__name__)
-        return super().to_internal_value(data)
-
-
-class StrictIntegerField(serializers.IntegerField):
-    default_error_messages = {"invalid_type": "Expected an integer, got {kind}."}
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid_type", kind=type(data).__name__)
-        return super().to_internal_value(data)
-
-
-class StrictFloatField(serializers.FloatField):
-    default_error_messages = {"invalid_type": "Expected a number, got {kind}."}
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int | float):
-            self.fail("invalid_type", kind=type(data).__name__)
-        return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    default_error_messages = {"invalid_type": "Expected true or false, got {kind}."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid_type", kind=type(data).__name__)
-        return data
-
-
-class BlankAsNullCharField(serializers.CharField):
-    """Read-only text that is empty until it is known: sent as null rather than ""."""
-
-    def __init__(self, **kwargs):
-        super().__init__(read_only=True, allow_null=True, **kwargs)
-
-    def to_representation(self, value):
-        return value or None
 
 
 # --- starting a debate --------------------------------------------------------------------------
@@ -274,45 +205,6 @@ class DebateListQuerySerializer(serializers.Serializer):
             "created_before": data.get("created_before"),
             "search": data.get("q", ""),
         }
-
-
-# --- agents -------------------------------------------------------------------------------------
-
-
-class AgentSerializer(serializers.ModelSerializer):
-    serializer_field_mapping = {
-        **serializers.ModelSerializer.serializer_field_mapping,
-        **{
-            field: StrictCharField
-            for field, drf_field in serializers.ModelSerializer.serializer_field_mapping.items()
-            if drf_field is serializers.CharField
-        },
-    }
-    slug = StrictSlugField(
-        max_length=50,
-        validators=[
-            UniqueValidator(Agent.objects.all(), message="An agent with this slug exists.")
-        ],
-    )
-    temperature = StrictFloatField(min_value=0.0, max_value=2.0, required=False)
-    veto_risk_threshold = StrictIntegerField(min_value=0, max_value=100, required=False)
-    position = StrictIntegerField(min_value=0, max_value=32767, required=False)
-    can_veto = StrictBooleanField(required=False)
-    is_active = StrictBooleanField(required=False)
-    protocols = serializers.ListField(
-        child=serializers.ChoiceField(choices=PROTOCOL_NAMES),
-        required=False,
-        help_text="Protocols this agent takes part in by default.",
-    )
-
-    class Meta:
-        model = Agent
-        fields = [
-            "slug", "name", "role", "guiding_question", "system_prompt", "model_name",
-            "temperature", "can_veto", "veto_risk_threshold", "protocols", "position",
-            "is_active", "created_at", "updated_at",
-        ]
-        read_only_fields = ["created_at", "updated_at"]
 
 
 class WebhookSecretSerializer(serializers.Serializer):

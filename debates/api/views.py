@@ -4,44 +4,28 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import IntegrityError, transaction
-from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
-from django.views import defaults
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
-    inline_serializer,
 )
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services as account_services
-from agents.models import Agent
+from api.pagination import OrderedCursorPagination
+from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
+from api.throttling import CreateRateThrottle
 from debates import selectors
-from debates.api import health
 from debates.api import serializers as s
-from debates.api.exceptions import IdempotencyKeyReused
-from debates.api.pagination import DebateCursorPagination
 from debates.api.services import IdempotencyConflict, debate_start
-from debates.api.throttling import DebateCreateThrottle
 
-MESSAGE = inline_serializer("Message", {"detail": serializers.CharField()})
-FIELD_ERRORS = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description="Bad input: an object of field name -> list of messages saying what to fix.",
-)
-UNAUTHENTICATED = OpenApiResponse(
-    MESSAGE, description="No credentials, or a token that is unknown or revoked."
-)
-FORBIDDEN = OpenApiResponse(MESSAGE, description="Not allowed for this user.")
-NOT_FOUND = OpenApiResponse(MESSAGE, description="No such object visible to this user.")
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
     str,
@@ -52,6 +36,20 @@ IDEMPOTENCY_KEY = OpenApiParameter(
         "different body, 422. Up to 255 printable ASCII characters, e.g. a UUID."
     ),
 )
+
+
+class IdempotencyKeyReused(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = (
+        "This Idempotency-Key was already used with a different request. Use a new key for a "
+        "new debate, or repeat the original request exactly."
+    )
+    default_code = "idempotency_key_reused"
+
+
+class DebateCreateThrottle(CreateRateThrottle):
+    scope = "debate_create"
+    rate_setting = "DEBATE_API_CREATE_RATE"
 
 
 def _idempotency_key(request) -> str | None:
@@ -100,7 +98,7 @@ def _idempotency_key(request) -> str | None:
 class DebateViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
-    pagination_class = DebateCursorPagination
+    pagination_class = OrderedCursorPagination
     parser_classes = [JSONParser]
     service_field_names = {"query": "question"}
 
@@ -159,64 +157,6 @@ class DebateViewSet(
         return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
 
 
-class IsStaffOrReadOnly(permissions.BasePermission):
-    message = "Only staff may create or change agents."
-
-    def has_permission(self, request, view):
-        if not (request.user and request.user.is_authenticated):
-            return False
-        return request.method in permissions.SAFE_METHODS or request.user.is_staff
-
-
-@extend_schema_view(
-    list=extend_schema(summary="List agents",
-                       responses={200: s.AgentSerializer(many=True), 401: UNAUTHENTICATED}),
-    retrieve=extend_schema(summary="Read an agent",
-                           responses={200: s.AgentSerializer, 401: UNAUTHENTICATED,
-                                      404: NOT_FOUND}),
-    create=extend_schema(summary="Create an agent (staff)",
-                         responses={201: s.AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN}),
-    update=extend_schema(summary="Replace an agent (staff)",
-                         responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}),
-    partial_update=extend_schema(summary="Change an agent (staff)",
-                                 responses={200: s.AgentSerializer, 400: FIELD_ERRORS,
-                                            401: UNAUTHENTICATED, 403: FORBIDDEN,
-                                            404: NOT_FOUND}),
-)
-class AgentViewSet(
-    mixins.ListModelMixin,
-    mixins.RetrieveModelMixin,
-    mixins.CreateModelMixin,
-    mixins.UpdateModelMixin,
-    viewsets.GenericViewSet,
-):
-    """Agents debates are made of. Existing debates keep a snapshot of their agents."""
-
-    queryset = Agent.objects.all()
-    serializer_class = s.AgentSerializer
-    permission_classes = [IsStaffOrReadOnly]
-    parser_classes = [JSONParser]
-    lookup_field = "slug"
-    lookup_value_regex = "[-a-zA-Z0-9_]+"
-
-    def perform_create(self, serializer):
-        self._save(serializer)
-
-    def perform_update(self, serializer):
-        self._save(serializer)
-
-    def _save(self, serializer):
-        try:
-            with transaction.atomic():
-                serializer.save()
-        except IntegrityError:  # a concurrent request took the name or slug
-            raise ValidationError(
-                {"non_field_errors": ["An agent with this name or slug already exists."]}
-            ) from None
-
-
 class WebhookSecretView(APIView):
     """The secret your webhook events are signed with; POST replaces it."""
 
@@ -233,55 +173,3 @@ class WebhookSecretView(APIView):
     def post(self, request):
         secret = account_services.webhook_secret_rotate(user=request.user)
         return Response(s.WebhookSecretSerializer(secret).data)
-
-
-HEALTH_STATUSES = ["ok", "unavailable"]
-HEALTH_CHECK = inline_serializer(
-    "HealthCheck",
-    {"ok": serializers.BooleanField(), "detail": serializers.CharField(),
-     "duration_ms": serializers.FloatField()},
-)
-HEALTH = inline_serializer(
-    "Health",
-    {
-        "status": serializers.ChoiceField(choices=HEALTH_STATUSES),
-        "checks": inline_serializer(
-            "HealthChecks",
-            {"database": HEALTH_CHECK, "redis": HEALTH_CHECK, "worker": HEALTH_CHECK},
-        ),
-    },
-)
-
-
-class HealthView(APIView):
-    """Readiness: 200 when PostgreSQL and Redis answer and a Celery worker answers a ping."""
-
-    authentication_classes: list = []
-    permission_classes = [permissions.AllowAny]
-
-    @extend_schema(summary="Readiness check", auth=[],
-                   responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")})
-    def get(self, request):
-        ok, checks = health.run_checks()
-        return Response(
-            {"status": "ok" if ok else "unavailable", "checks": checks},
-            status=status.HTTP_200_OK if ok else status.HTTP_503_SERVICE_UNAVAILABLE,
-            headers={"Cache-Control": "no-store"},
-        )
-
-
-# --- site-wide error pages: JSON under /api/, the usual pages elsewhere ---------------------------
-
-
-def not_found(request, exception=None):
-    if request.path.startswith("/api/"):
-        return JsonResponse(
-            {"detail": "Not found. The endpoints are listed at /api/docs/."}, status=404
-        )
-    return defaults.page_not_found(request, exception)
-
-
-def server_error(request):
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "Internal server error."}, status=500)
-    return defaults.server_error(request)

@@ -7,6 +7,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from tests.factories import StaffFactory, UserFactory
 
 
 @pytest.fixture(autouse=True)
@@ -18,20 +19,18 @@ def _fresh_throttle_counters(redis_client):
 
 
 @pytest.fixture
-def user(django_user_model):
-    return django_user_model.objects.create_user("ana", password="a-long-passphrase")
+def user(db):
+    return UserFactory(username="ana")
 
 
 @pytest.fixture
-def other_user(django_user_model):
-    return django_user_model.objects.create_user("ben", password="a-long-passphrase")
+def other_user(db):
+    return UserFactory(username="ben")
 
 
 @pytest.fixture
-def staff_user(django_user_model):
-    return django_user_model.objects.create_user(
-        "sam", password="a-long-passphrase", is_staff=True
-    )
+def staff_user(db):
+    return StaffFactory(username="sam")
 
 
 def client_for(user) -> APIClient:

@@ -82,6 +82,7 @@ def test_agents_cannot_be_deleted_over_the_api(staff_api):
         ({"slug": "utility"}, "slug"),
         ({"name": "Safety Agent"}, "name"),
         ({"protocols": ["chess"]}, "protocols"),
+        ({"protocols": ["auto"]}, "protocols"),
         ({"system_prompt": ""}, "system_prompt"),
     ],
 )

@@ -9,9 +9,9 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.models import ContradictionRun
-from debates import recovery
 from debates.models import Debate
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import ScriptedArbitrator, reports_of
@@ -33,7 +33,7 @@ def run_item(db) -> ReviewItem:
     run = contradiction_services.contradiction_run_create(reports=reports_of("simple"),
                                                           enqueue=False)
     ContradictionRun.objects.filter(id=run.id).update(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
     return run.review_items.get()
 
 
@@ -141,7 +141,7 @@ def test_a_contradictions_item_reads_with_its_runs_other_items(staff_api):
     run = contradiction_services.contradiction_run_create(reports=reports, enqueue=False)
     undecided = ScriptedArbitrator(reply=lambda messages: "no idea")  # unreadable: flagged
     with mock.patch("agents.gateway.complete", undecided):
-        contradiction_services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)
     listed = staff_api.get(URL, {"reason": "flag_for_review"}).json()["results"]
     assert [r["contradiction"]["run"] for r in listed] == [str(run.id)]

@@ -145,7 +145,8 @@ def test_real_review_answers_keep_to_the_schema(in_process_requests, staff_token
 def test_real_failure_review_answers_keep_to_the_schema(in_process_requests, staff_token):
     """A failed debate's item and a failed run's item, through their actions: every answer is
     checked against the schema."""
-    from contradictions.services import contradiction_run_create, contradiction_run_fail
+    from contradictions.running import contradiction_run_fail
+    from contradictions.services import contradiction_run_create
     from tests.contradictions.conftest import reports_of
 
     item = failed_debate().review_items.get()

@@ -11,6 +11,7 @@ import pytest
 from agents import gateway
 from contradictions.inputs import parse_payload
 from contradictions.models import SourceAuthority
+from tests.factories import StaffFactory, UserFactory
 
 UNEMPLOYMENT = "Qatar unemployment rate"
 
@@ -82,20 +83,18 @@ def sources(db):
 
 
 @pytest.fixture
-def user(django_user_model):
-    return django_user_model.objects.create_user("ana", password="a-long-passphrase")
+def user(db):
+    return UserFactory(username="ana")
 
 
 @pytest.fixture
-def other_user(django_user_model):
-    return django_user_model.objects.create_user("ben", password="a-long-passphrase")
+def other_user(db):
+    return UserFactory(username="ben")
 
 
 @pytest.fixture
-def staff_user(django_user_model):
-    return django_user_model.objects.create_user(
-        "sam", password="a-long-passphrase", is_staff=True
-    )
+def staff_user(db):
+    return StaffFactory(username="sam")
 
 
 class ScriptedArbitrator:

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import token_issue
 from agents import gateway
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.models import ContradictionRun, Finding
 from tests.contradictions.conftest import SCENARIOS, ScriptedArbitrator, claim, report
@@ -147,7 +148,7 @@ def _completed(user, name="source_conflict"):
     run = services.contradiction_run_create(
         reports=parse_payload(SCENARIOS[name])["reports"], created_by=user, enqueue=False)
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     return run
 
 

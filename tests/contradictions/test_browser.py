@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 
 from agents import gateway
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.inputs import parse_payload
 from reviews.models import ReviewItem
@@ -27,7 +28,7 @@ def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(live_server, page
     run = services.contradiction_run_create(reports=parse_payload(REPORTS)["reports"],
                                             enqueue=False)
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)
 
     page.goto(f"{live_server.url}/accounts/login/?next=/contradictions/{run.id}/")

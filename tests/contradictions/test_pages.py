@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from agents import gateway
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.inputs import parse_payload
 from contradictions.models import ContradictionRun, Finding, SourceAuthority
@@ -30,7 +31,7 @@ def completed(data, user=None) -> ContradictionRun:
     run = services.contradiction_run_create(reports=parse_payload(data)["reports"],
                                             created_by=user, enqueue=False)
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run
 
@@ -97,7 +98,7 @@ def item(user) -> ReviewItem:
 
 
 def test_contradiction_items_sit_in_the_queue_beside_debate_items(client, staff_user, item):
-    from reviews.services import review_items_for_debate
+    from debates.reviewing.items import review_items_for_debate
     from tests.reviews.conftest import completed_debate
 
     review_items_for_debate(debate=completed_debate("Is it?", decision="WARN", metadata={

@@ -9,6 +9,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from agents import gateway
+from contradictions import acting as contradiction_acting
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.inputs import parse_payload
 from contradictions.models import (
@@ -19,6 +21,7 @@ from contradictions.models import (
     Finding,
     Resolution,
 )
+from contradictions.reviewing import items as contradiction_items
 from reviews import services as review_services
 from reviews.models import ReviewEvent, ReviewItem
 from tests.contradictions.conftest import (
@@ -36,7 +39,7 @@ def run_with(reports, llm=None, **kwargs) -> ContradictionRun:
     run = services.contradiction_run_create(reports=reports, enqueue=False, **kwargs)
     llm = llm or ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", llm):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run
 
@@ -94,9 +97,9 @@ def test_ten_contradictions_are_arbitrated_at_the_same_time():
 def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
     run = services.contradiction_run_create(reports=many_metrics(6), enqueue=False)
     dying = ScriptedArbitrator(fail_after=3, exc=WorkerDied())
-    with mock.patch("contradictions.services.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
+    with mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
             mock.patch.object(gateway, "complete", dying), pytest.raises(WorkerDied):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "running"
     done_before = set(ArbitrationCall.objects.filter(run=run, status="done")
@@ -105,7 +108,7 @@ def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
 
     resumed = ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", resumed):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed"
     assert len(resumed.calls) == 3
@@ -122,7 +125,7 @@ def test_running_a_completed_run_again_makes_no_calls_and_no_rows():
     run = run_with(reports_of("simple"))
     spy = ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", spy):
-        assert services.contradiction_run_execute(run_id=run.id) is None
+        assert contradiction_running.contradiction_run_execute(run_id=run.id) is None
     assert spy.calls == []
     assert Resolution.objects.filter(contradiction__run=run).count() == 1
 
@@ -131,18 +134,18 @@ def test_a_model_failure_fails_the_run_readably_and_a_retry_pays_only_for_what_i
     run = services.contradiction_run_create(reports=many_metrics(3), enqueue=False)
     broken = ScriptedArbitrator(fail_after=2, exc=gateway.LLMError("x: rate limited",
                                                                    permanent=False, attempts=4))
-    with mock.patch("contradictions.services.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
+    with mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
             mock.patch.object(gateway, "complete", broken):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "failed" and "after retries" in run.error
     assert ArbitrationCall.objects.filter(run=run, status="failed").count() == 1
 
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
-        assert services.contradiction_run_retry(run_id=run.id)
+        assert contradiction_acting.contradiction_run_retry(run_id=run.id)
     healthy = ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", healthy):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed" and len(healthy.calls) == 1
 
@@ -187,7 +190,7 @@ def test_a_completed_debates_agents_positions_become_reports(default_agents):
     metrics = set(Finding.objects.filter(run=run).values_list("metric", flat=True))
     assert metrics == {"position", "risk"}
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed"
     position = Contradiction.objects.get(run=run, metric="position")
@@ -229,8 +232,8 @@ def test_unsettled_contradictions_go_to_the_queue_with_the_run_pending_review(fl
 
 
 def test_completing_twice_never_queues_twice(flagged_run):
-    services.contradiction_run_execute(run_id=flagged_run.id)
-    review_services.review_items_for_contradictions(
+    contradiction_running.contradiction_run_execute(run_id=flagged_run.id)
+    contradiction_items.review_items_for_contradictions(
         run_id=flagged_run.id,
         flagged=[(c, mock.Mock(reason="again")) for c in Contradiction.objects.filter(
             run=flagged_run, metric="inflation")],

@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.models import ContradictionRun
 from debates import recovery
@@ -94,7 +95,7 @@ def test_contradiction_runs_whose_queue_redis_lost_reach_their_end(
     assert redis_client.llen(private_queue) == 3
     redis_client.flushdb()  # Redis restarted: it keeps nothing on disk
 
-    sweep = recovery.recover_stuck_contradiction_runs
+    sweep = contradiction_running.recover_stuck_contradiction_runs
     assert _sweep_until("requeued", [r.id for r in lost], sweep,
                         settings.DEBATE_QUEUED_DEADLINE) == {str(r.id) for r in lost}
     hopeless.refresh_from_db()

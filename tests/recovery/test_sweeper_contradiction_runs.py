@@ -14,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from agents import gateway
+from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.models import ArbitrationCall, ContradictionRun
 from debates import recovery
@@ -59,9 +60,11 @@ def test_a_run_queued_past_its_deadline_is_enqueued_again(
 def test_runs_within_their_deadlines_and_finished_runs_are_left_alone():
     running = _run(status=ContradictionRun.Status.RUNNING)
     failed = _run(status=ContradictionRun.Status.FAILED, error="x")
-    report = recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    report = contradiction_running.recover_stuck_contradiction_runs(
+        now=timezone.now() + LATER_THAN_QUEUED)
     assert report.requeued == [] and report.gave_up == []
-    later = recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_RUNNING)
+    later = contradiction_running.recover_stuck_contradiction_runs(
+        now=timezone.now() + LATER_THAN_RUNNING)
     assert later.requeued == [str(running.id)]
     assert ContradictionRun.objects.get(id=failed.id).error == "x"
 
@@ -72,7 +75,7 @@ def test_a_running_run_whose_runner_is_alive_is_not_taken_from_it():
     with psycopg.connect(**params) as runner:
         runner.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))",
                        [f"contradiction-run:{run.id}"])
-        report = recovery.recover_stuck_contradiction_runs(
+        report = contradiction_running.recover_stuck_contradiction_runs(
             now=timezone.now() + LATER_THAN_RUNNING
         )
     assert report.running_elsewhere == [str(run.id)] and report.requeued == []
@@ -87,7 +90,7 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
     outcomes = []
     for _ in range(settings.DEBATE_MAX_RECOVERIES + 2):
         with django_capture_on_commit_callbacks(execute=True):
-            report = recovery.recover_stuck_contradiction_runs(
+            report = contradiction_running.recover_stuck_contradiction_runs(
                 now=timezone.now() + LATER_THAN_RUNNING
             )
         outcomes.append("requeued" if report.requeued else "gave up" if report.gave_up else "-")
@@ -110,7 +113,8 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
 
 def test_a_queued_run_no_worker_takes_is_given_up_with_its_own_reason():
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    report = recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    report = contradiction_running.recover_stuck_contradiction_runs(
+        now=timezone.now() + LATER_THAN_QUEUED)
     assert report.gave_up == [str(run.id)]
     run.refresh_from_db()
     assert "no worker took the contradiction run within" in run.error
@@ -120,7 +124,7 @@ def test_a_queued_run_no_worker_takes_is_given_up_with_its_own_reason():
 def test_a_run_whose_worker_died_too_often_is_failed_not_started_again():
     run = _run(status=ContradictionRun.Status.RUNNING, attempts=settings.DEBATE_MAX_ATTEMPTS)
     with mock.patch.object(gateway, "complete") as llm:
-        assert services.contradiction_run_execute(run_id=run.id) is None
+        assert contradiction_running.contradiction_run_execute(run_id=run.id) is None
     llm.assert_not_called()
     run.refresh_from_db()
     assert run.status == ContradictionRun.Status.FAILED
@@ -135,7 +139,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     broken = ScriptedArbitrator(exc=gateway.LLMError("x: unknown model", permanent=True),
                                 fail_after=0)
     with mock.patch.object(gateway, "complete", broken):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert (run.status, run.error) == ("failed", "The arbitrator's model failed (permanent): "
                                                  "x: unknown model")
@@ -153,7 +157,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
 
     healthy = ScriptedArbitrator()
     with mock.patch.object(gateway, "complete", healthy):
-        services.contradiction_run_execute(run_id=run.id)
+        contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed" and run.resolved_count == 1
     assert len(healthy.calls) == 1
@@ -162,7 +166,8 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
 
 def test_a_failed_run_has_no_decision_to_set_and_can_be_dismissed(staff):
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(
+        now=timezone.now() + LATER_THAN_QUEUED)
     item = run.review_items.get()
     with pytest.raises(ValidationError, match="no decision to uphold or override"):
         reviews.review_resolve(item_id=item.pk, user=staff, verdict="override",
@@ -176,7 +181,8 @@ def test_a_failed_run_has_no_decision_to_set_and_can_be_dismissed(staff):
 
 def test_the_admins_retry_closes_the_runs_failure_item(admin_client, admin_user):
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(
+        now=timezone.now() + LATER_THAN_QUEUED)
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
         admin_client.post("/admin/contradictions/contradictionrun/",
                           {"action": "retry_failed", "_selected_action": [str(run.id)]})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
-from django.utils import timezone
 
 from agents import gateway
 from debates import rules, services
 from debates.models import Debate
+from tests.factories import CompletedDebateFactory, StaffFactory, UserFactory
 
 SPLIT = "Is Bitcoin a good investment?"
 VETO = "How do I hack into my ex's email?"
@@ -18,19 +18,19 @@ CLEAN = "What is the capital of France?"
 
 
 @pytest.fixture
-def staff(django_user_model):
-    return django_user_model.objects.create_user("alice", password="pw-alice-long", is_staff=True)
+def staff(db):
+    return StaffFactory(username="alice", password="pw-alice-long")
 
 
 @pytest.fixture
-def other_staff(django_user_model):
-    return django_user_model.objects.create_user("bob", password="pw-bob-long", is_staff=True)
+def other_staff(db):
+    return StaffFactory(username="bob", password="pw-bob-long")
 
 
 @pytest.fixture
-def member(django_user_model):
+def member(db):
     """Signed in, but not staff."""
-    return django_user_model.objects.create_user("carol", password="pw-carol-long")
+    return UserFactory(username="carol", password="pw-carol-long")
 
 
 def run_offline(query: str, replies: dict[str, str] | None = None) -> Debate:
@@ -56,14 +56,8 @@ def run_offline(query: str, replies: dict[str, str] | None = None) -> Debate:
 def completed_debate(query: str = "A question", *, decision: str = "WARN", metadata=None,
                      injection_findings=None) -> Debate:
     """A completed debate stored directly (no agents), for decision metadata made to order."""
-    return Debate.objects.create(
-        query=query,
-        status=Debate.Status.COMPLETED,
-        decision=decision,
-        metadata=metadata or {},
-        injection_findings=injection_findings or [],
-        completed_at=timezone.now(),
-    )
+    return CompletedDebateFactory(query=query, decision=decision, metadata=metadata or {},
+                                  injection_findings=injection_findings or [])
 
 
 def high_risk_dissent_metadata() -> dict:

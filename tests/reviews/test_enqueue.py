@@ -10,9 +10,9 @@ from django.db import connection
 
 from debates import services
 from debates.models import Debate, Vote
+from debates.reviewing.items import review_items_for_debate
 from debates.tasks import run_debate
 from reviews.models import ReviewEvent, ReviewItem
-from reviews.services import review_items_for_debate
 from tests.conftest import wait_for
 from tests.reviews.conftest import (
     CLEAN,

@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.models import ContradictionRun
-from debates import recovery
 from debates.models import Debate
 from reviews import services
 from reviews.models import ReviewItem
@@ -43,7 +43,7 @@ def run_item(db) -> ReviewItem:
     run = contradiction_services.contradiction_run_create(reports=reports_of("simple"),
                                                           enqueue=False)
     ContradictionRun.objects.filter(id=run.id).update(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    recovery.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
     return run.review_items.get()
 
 

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from debates import rules
+from debates.reviewing import triage as debate_triage
 from reviews import triage
 from tests.reviews.conftest import high_risk_dissent_metadata
 
@@ -20,12 +21,12 @@ def _reasons(flags) -> list[str]:
 
 def test_a_unanimous_confident_outcome_needs_no_review():
     metadata = _decide(("A", "ACT", 90, 5), ("B", "ACT", 95, 5), ("C", "ACT", 92, 5))
-    assert triage.flags_for(metadata, []) == []
+    assert debate_triage.flags_for(metadata, []) == []
 
 
 def test_a_three_way_split_is_a_split_vote_naming_the_breakdown():
     metadata = _decide(("A", "ACT", 70, 30), ("B", "WARN", 65, 40), ("C", "REFUSE", 70, 45))
-    [flag] = triage.flags_for(metadata, [])
+    [flag] = debate_triage.flags_for(metadata, [])
     assert flag.reason == triage.SPLIT_VOTE
     assert flag.summary == "Split vote: 1 ACT, 1 WARN, 1 REFUSE"
     assert flag.priority == 54  # 50 + 4 (max risk 45)
@@ -33,7 +34,7 @@ def test_a_three_way_split_is_a_split_vote_naming_the_breakdown():
 
 def test_a_tie_that_defaulted_to_refuse_is_a_split_vote_too():
     metadata = _decide(("A", "ACT", 70, 30), ("B", "REFUSE", 70, 40))
-    [flag] = triage.flags_for(metadata, [])
+    [flag] = debate_triage.flags_for(metadata, [])
     assert (flag.reason, flag.details["consensus_type"]) == (triage.SPLIT_VOTE, "tie")
     assert "defaulted to REFUSE" in flag.summary
 
@@ -41,14 +42,14 @@ def test_a_tie_that_defaulted_to_refuse_is_a_split_vote_too():
 def test_a_veto_names_the_agent_and_comes_first():
     metadata = _decide(("Utility", "ACT", 70, 30), ("Accuracy", "WARN", 50, 40),
                        ("Safety", "VETO", 40, 90))
-    flags = triage.flags_for(metadata, [])
+    flags = debate_triage.flags_for(metadata, [])
     assert _reasons(flags) == [triage.SAFETY_VETO, triage.LOW_CONFIDENCE]
     assert flags[0].summary == "VETO by Safety (risk 90)"
     assert flags[0].priority == 89
 
 
 def test_an_outvoted_high_risk_vote_is_a_high_risk_dissent():
-    [flag] = triage.flags_for(high_risk_dissent_metadata(), [])
+    [flag] = debate_triage.flags_for(high_risk_dissent_metadata(), [])
     assert flag.reason == triage.HIGH_RISK_DISSENT
     assert flag.summary == "Outvoted: Safety Agent voted REFUSE with risk 80"
     assert flag.priority == 88
@@ -56,7 +57,7 @@ def test_an_outvoted_high_risk_vote_is_a_high_risk_dissent():
 
 def test_a_high_risk_vote_that_agrees_with_the_decision_is_not_a_dissent():
     metadata = _decide(("A", "REFUSE", 80, 90), ("B", "REFUSE", 80, 80), ("C", "ACT", 80, 10))
-    assert triage.HIGH_RISK_DISSENT not in _reasons(triage.flags_for(metadata, []))
+    assert triage.HIGH_RISK_DISSENT not in _reasons(debate_triage.flags_for(metadata, []))
 
 
 def test_low_confidence_parse_failures_and_injection_are_each_raised():
@@ -66,7 +67,7 @@ def test_low_confidence_parse_failures_and_injection_are_each_raised():
         "injection_suspected": True,
     }
     findings = [{"kind": "instruction_override", "pattern": "x", "excerpt": "ignore"}]
-    flags = {f.reason: f for f in triage.flags_for(metadata, findings)}
+    flags = {f.reason: f for f in debate_triage.flags_for(metadata, findings)}
     assert set(flags) == {triage.PROMPT_INJECTION, triage.PARSE_FAILURE, triage.LOW_CONFIDENCE}
     assert flags[triage.PARSE_FAILURE].summary == (
         "2 replies could not be parsed (fail-safe REFUSE): r1:accuracy, r2:safety>utility"
@@ -85,7 +86,7 @@ def test_reasons_a_protocol_raises_are_honoured_and_unknown_ones_are_kept_as_fla
             "uncertain",
         ],
     }
-    flags = {f.reason: f for f in triage.flags_for(metadata, [])}
+    flags = {f.reason: f for f in debate_triage.flags_for(metadata, [])}
     assert set(flags) == {triage.UNCERTAIN, triage.NO_CONSENSUS, triage.FLAG_FOR_REVIEW}
     assert flags[triage.NO_CONSENSUS].summary == "No consensus after 5 rounds"
     assert flags[triage.FLAG_FOR_REVIEW].details["raised_as"] == "contradiction_unresolved"
@@ -116,7 +117,7 @@ vote = st.tuples(
 @given(st.lists(vote, min_size=1, max_size=6))
 def test_every_rules_outcome_gets_flags_sorted_by_priority_once_per_reason(votes):
     metadata = _decide(*[(f"agent{i}", d, c, r) for i, (d, c, r) in enumerate(votes)])
-    flags = triage.flags_for(metadata, [])
+    flags = debate_triage.flags_for(metadata, [])
     reasons = _reasons(flags)
     assert len(reasons) == len(set(reasons))
     assert [f.priority for f in flags] == sorted((f.priority for f in flags), reverse=True)
@@ -147,7 +148,7 @@ def test_a_failure_comes_after_vetoes_and_before_every_decision_that_stands():
 
 
 def test_a_protocol_cannot_raise_a_failure_for_a_completed_debate():
-    flags = triage.flags_for({"review_reasons": ["debate_failed", "run_failed"]}, [])
+    flags = debate_triage.flags_for({"review_reasons": ["debate_failed", "run_failed"]}, [])
     assert [(f.reason, f.details["raised_as"]) for f in flags] == [
         (triage.FLAG_FOR_REVIEW, "debate_failed")
     ]

@@ -12,9 +12,9 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from debates.models import Debate
+from debates.reviewing.items import review_items_for_debate
 from reviews import services
 from reviews.models import ReviewItem
-from reviews.services import review_items_for_debate
 from tests.reviews.conftest import VETO, completed_debate, run_offline
 
 QUEUE = reverse("reviews:queue")

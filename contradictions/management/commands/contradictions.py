@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from contradictions import selectors, services
+from contradictions import running, selectors, services
 from contradictions.inputs import parse_payload
 from contradictions.models import ContradictionRun
 from debates.management.worker import require_worker, wait_until_finished
@@ -54,7 +54,7 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError("Bad input:\n  " + "\n  ".join(_messages(exc))) from exc
         if in_process:
-            services.contradiction_run_execute(run_id=run.id)
+            running.contradiction_run_execute(run_id=run.id)
         else:
             wait_until_finished(
                 ContradictionRun.objects.filter(id=run.id),

@@ -1,4 +1,4 @@
-"""Readiness checks: can this process reach PostgreSQL and Redis, and does a worker answer?"""
+"""Readiness: can this process reach PostgreSQL and Redis, and does a worker answer?"""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.db import connection, transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import permissions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 
 def _database(timeout: float) -> str:
@@ -64,3 +68,38 @@ def run_checks() -> tuple[bool, dict[str, dict[str, Any]]]:
             "duration_ms": round((time.monotonic() - started) * 1000, 1),
         }
     return all(r["ok"] for r in results.values()), results
+
+
+HEALTH_STATUSES = ["ok", "unavailable"]
+HEALTH_CHECK = inline_serializer(
+    "HealthCheck",
+    {"ok": serializers.BooleanField(), "detail": serializers.CharField(),
+     "duration_ms": serializers.FloatField()},
+)
+HEALTH = inline_serializer(
+    "Health",
+    {
+        "status": serializers.ChoiceField(choices=HEALTH_STATUSES),
+        "checks": inline_serializer(
+            "HealthChecks",
+            {"database": HEALTH_CHECK, "redis": HEALTH_CHECK, "worker": HEALTH_CHECK},
+        ),
+    },
+)
+
+
+class HealthView(APIView):
+    """Readiness: 200 when PostgreSQL and Redis answer and a Celery worker answers a ping."""
+
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(summary="Readiness check", auth=[],
+                   responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")})
+    def get(self, request):
+        ok, checks = run_checks()
+        return Response(
+            {"status": "ok" if ok else "unavailable", "checks": checks},
+            status=status.HTTP_200_OK if ok else status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Cache-Control": "no-store"},
+        )

@@ -3,22 +3,18 @@
 Services raise Django's `ValidationError` with a dict of field -> message; here it becomes a
 400 like any serializer error. Views may rename service fields to API fields with
 `service_field_names` (e.g. the service's `query` is the API's `question`).
+
+`not_found` and `server_error` are the site's 404 and 500 handlers: JSON under /api/, the usual
+pages elsewhere.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import exceptions, status
+from django.http import JsonResponse
+from django.views import defaults
+from rest_framework import exceptions
 from rest_framework.views import exception_handler
-
-
-class IdempotencyKeyReused(exceptions.APIException):
-    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    default_detail = (
-        "This Idempotency-Key was already used with a different request. Use a new key for a "
-        "new debate, or repeat the original request exactly."
-    )
-    default_code = "idempotency_key_reused"
 
 
 def validation_detail(exc: DjangoValidationError, renames: dict[str, str]) -> dict[str, list]:
@@ -32,3 +28,17 @@ def api_exception_handler(exc, context):
         renames = getattr(context.get("view"), "service_field_names", {})
         exc = exceptions.ValidationError(detail=validation_detail(exc, renames))
     return exception_handler(exc, context)
+
+
+def not_found(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": "Not found. The endpoints are listed at /api/docs/."}, status=404
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request):
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Internal server error."}, status=500)
+    return defaults.server_error(request)

@@ -1,4 +1,5 @@
-"""Per-user limit on starting debates, counted in Redis so it holds across every web process.
+"""Per-user limits on starting work (debates, contradiction runs), counted in Redis so they
+hold across every web process.
 
 A fixed window per user: the first request of a window creates the counter with the window's
 lifetime (SET NX), every request increments it (INCR, atomic in Redis), and requests past the
@@ -29,9 +30,12 @@ def parse_rate(rate: str) -> tuple[int, int]:
         ) from None
 
 
-class DebateCreateThrottle(BaseThrottle):
-    scope = "debate_create"
-    rate_setting = "DEBATE_API_CREATE_RATE"
+class CreateRateThrottle(BaseThrottle):
+    """Subclasses name their `scope` (the Redis key's namespace) and the setting that holds
+    their rate, e.g. ``"30/minute"``."""
+
+    scope: str
+    rate_setting: str
 
     def __init__(self):
         self.retry_after: float | None = None

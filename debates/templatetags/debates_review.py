@@ -1,6 +1,6 @@
 from django import template
 
-from reviews.triage import vote_counts
+from debates.reviewing.triage import vote_counts
 
 register = template.Library()
 

@@ -1,0 +1,73 @@
+"""Opening a debate's review items: for the outcomes that need a human, and for a debate that
+failed for good. Both run inside the transaction that completes (fails) the debate."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from debates.models import Debate, Statement
+from debates.reviewing import triage
+from reviews import queueing
+from reviews.models import ReviewItem
+from reviews.triage import DEBATE_FAILED
+
+logger = logging.getLogger(__name__)
+
+
+def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
+    """Open one review item per reason this completed debate needs a human. Safe to repeat.
+
+    Called by the debate runner inside the transaction that completes the debate, so a debate
+    is never completed without its review items. A reason that already has an item for this
+    debate (open or closed) is not raised again; the partial unique constraint (one active
+    item per debate and reason) and ON CONFLICT DO NOTHING back that up. Returns the items
+    created by this call.
+    """
+    debate_id = getattr(debate, "pk", debate)
+    with transaction.atomic():
+        locked = (
+            Debate.objects.select_for_update()
+            .only("id", "status", "metadata", "injection_findings")
+            .filter(id=debate_id)
+            .first()
+        )
+        if locked is None or locked.status != Debate.Status.COMPLETED:
+            return []
+        enabled = queueing.enabled_reasons()
+        flags = [
+            f for f in triage.flags_for(locked.metadata, locked.injection_findings)
+            if f.reason in enabled
+        ]
+        if not flags:
+            return []
+        raised_before = set(
+            ReviewItem.objects.filter(debate_id=debate_id).values_list("reason", flat=True)
+        )
+        new = [(debate_id, f) for f in flags if f.reason not in raised_before]
+        if not new:
+            return []
+        created = queueing.items_open("debate", new)
+        queueing.review_status_sync("debate", debate_id)
+    logger.info("debate %s: review items %s", debate_id, ", ".join(i.reason for i in created))
+    return created
+
+
+def review_item_for_failure(*, debate: Debate) -> ReviewItem | None:
+    """Open the `debate_failed` item of a debate that has just been failed for good (its row
+    locked and saved as failed), with the highest risk its agents stated before it failed."""
+    return queueing.failure_item_open(
+        "debate", debate, reason=DEBATE_FAILED,
+        max_risk=lambda: Statement.objects.filter(debate=debate).aggregate(m=Max("risk"))["m"],
+    )
+
+
+def failure_items_close_for_rerun(*, debate_id, user=None, note: str = "",
+                                  data: dict | None = None) -> list[ReviewItem]:
+    """Close the open `debate_failed` item of a failed debate being queued again, as re-run by
+    `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
+    return queueing.failure_items_close_for_rerun("debate", debate_id, user=user, note=note,
+                                                  data=data)

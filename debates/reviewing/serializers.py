@@ -1,0 +1,71 @@
+"""What the review queue's API shows of a debate (`debate` on a debate's review item)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.fields import BlankAsNullCharField
+from debates.models import Debate
+from debates.reviewing.pages import allowed_decisions
+from debates.reviewing.triage import vote_counts
+
+
+def _votes(metadata: dict[str, Any]) -> dict[str, int]:
+    """The non-zero final votes (S4) or final stances (round robin) of a debate."""
+    counts = vote_counts(metadata or {})
+    if not counts:
+        stances = (metadata or {}).get("stance_breakdown") or {}
+        counts = [(k, v) for k, v in stances.items() if v] if isinstance(stances, dict) else []
+    return dict(counts)
+
+
+class ReviewDebateSerializer(serializers.ModelSerializer):
+    """What a queue row shows of its debate (only fields the queue's query loads)."""
+
+    url = serializers.SerializerMethodField(help_text="The debate's own resource.")
+    question = serializers.CharField(source="query", read_only=True)
+    decision = BlankAsNullCharField(
+        source="effective_decision",
+        help_text="What the service answers: a reviewer's override if any, else the rules'.",
+    )
+    machine_decision = BlankAsNullCharField(source="decision", help_text="The rules' decision.")
+    review_status = BlankAsNullCharField()
+    consensus_type = BlankAsNullCharField()
+    votes = serializers.SerializerMethodField(
+        help_text="Final votes (or round-robin stances) per decision; empty when there are none."
+    )
+
+    class Meta:
+        model = Debate
+        fields = ["id", "url", "question", "protocol", "status", "decision", "machine_decision",
+                  "review_status", "consensus_type", "votes"]
+        read_only_fields = fields
+
+    def get_url(self, debate: Debate) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("api:debate-detail", args=[debate.id])
+        )
+
+    @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
+    def get_votes(self, debate: Debate) -> dict[str, int]:
+        return _votes(debate.metadata)
+
+
+class ReviewDebateDetailSerializer(ReviewDebateSerializer):
+    allowed_decisions = serializers.SerializerMethodField(
+        help_text="The decisions an override may choose (the protocol's, except the machine's; "
+        "all of them for a failed debate, which has none)."
+    )
+    error = BlankAsNullCharField(help_text="Why the debate failed, while it is failed.")
+
+    class Meta(ReviewDebateSerializer.Meta):
+        fields = [*ReviewDebateSerializer.Meta.fields, "reasoning", "allowed_decisions",
+                  "error", "completed_at"]
+        read_only_fields = fields
+
+    def get_allowed_decisions(self, debate: Debate) -> list[str]:
+        return [d for d in allowed_decisions(debate) if d != debate.decision]

@@ -1,0 +1,323 @@
+"""The durable-run core: work stored in PostgreSQL that a Celery task runs to its end, written
+once for debates and contradiction runs.
+
+A `DurableRun` row (the abstract model) is queued, claimed by one runner, and ends completed or
+failed. A `Work` says what one kind of row is: its model, its lock, how to execute and enqueue
+it, and what its failure means (a review item, a webhook). The functions here do the rest:
+
+- `run`: take the row's PostgreSQL advisory lock (one runner at a time, across every process;
+  the lock ends with the runner's connection, so a dead worker's row can be taken again), claim
+  it (queued -> running, one more attempt; a running row is resumed), execute it, and fail it
+  with a readable error if it raises. A row whose workers kept dying is given up after
+  `DEBATE_MAX_ATTEMPTS` attempts.
+- `fail`: mark an unfinished row failed, with the reason, and tell its `Work` (in the same
+  transaction, so a failure is never stored without its review item).
+- `sweep`: every registered kind, rows queued past `DEBATE_QUEUED_DEADLINE` (their message was
+  lost) or running with no change past `DEBATE_RUNNING_DEADLINE` (their worker was lost), whose
+  lock is free, are re-enqueued; after `DEBATE_MAX_RECOVERIES` re-enqueues the sweeper gives up
+  and fails them. The runner's lock is its heartbeat: a live runner is never swept.
+- `requeue_failed`: queue a failed row again with its counters reset, from what is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.db import connection, models, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+UNFINISHED = [RunStatus.QUEUED, RunStatus.RUNNING]
+
+
+class DurableRun(models.Model):
+    """The lifecycle fields of durable work, and the sweeper's index."""
+
+    Status = RunStatus
+
+    status = models.CharField(
+        max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    recoveries = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Times the sweeper re-enqueued it after its worker or message was lost.",
+    )
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+    @staticmethod
+    def unfinished_index(name: str) -> models.Index:
+        """The sweeper's index (unfinished rows by last change), named by each model (index
+        names are limited to 30 characters, too short for a class-name pattern)."""
+        return models.Index(
+            fields=["status", "updated_at"],
+            condition=Q(status__in=["queued", "running"]),
+            name=name,
+        )
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (RunStatus.COMPLETED, RunStatus.FAILED)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.completed_at:
+            return (self.completed_at - self.started_at).total_seconds()
+        return None
+
+
+@contextmanager
+def advisory_lock(key: str) -> Iterator[bool]:
+    """Try to take the session lock named `key`; yields whether it was taken (never waits).
+
+    The lock is released on leaving the block. Keys are namespaced by kind of work (e.g.
+    ``"contradiction-run:<id>"``) so different kinds never share a lock.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [key])
+        acquired = cursor.fetchone()[0]
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
+
+
+class Work:
+    """One kind of durable work. Subclasses set the attributes and say how to execute it."""
+
+    model: ClassVar[type[DurableRun]]
+    #: What messages call one row ("debate", "contradiction run").
+    noun: ClassVar[str]
+    #: The key of its report in `sweep` ("debates", "contradiction_runs").
+    plural: ClassVar[str]
+    #: Prefix of its advisory lock's key (the key is the prefix and the row's id).
+    lock_prefix: ClassVar[str] = ""
+
+    def lock(self, pk):
+        return advisory_lock(f"{self.lock_prefix}{pk}")
+
+    def execute(self, row) -> None:
+        """Run (or resume) a claimed row to its end, from what is stored."""
+        raise NotImplementedError
+
+    def enqueue(self, pk: str) -> Any:
+        """Send the row's task (called on commit)."""
+        raise NotImplementedError
+
+    def readable_error(self, exc: BaseException) -> str:
+        return f"{type(exc).__name__}: {exc}"
+
+    def failed(self, row) -> None:
+        """Told inside the transaction that failed `row` (saved as failed, still locked)."""
+
+    def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
+        """Told inside the transaction that queued a failed row again."""
+
+
+_WORKS: dict[str, Work] = {}
+
+
+def register(work: Work) -> Work:
+    """Called by each app's `AppConfig.ready`: the sweeper sweeps every registered kind."""
+    _WORKS[work.plural] = work
+    return work
+
+
+# --- claiming, running, failing ------------------------------------------------------------------
+
+
+def claim(work: Work, pk) -> bool:
+    """queued -> running, or take over a running row (its runner is gone if the caller holds
+    the lock); one more attempt is counted. False when there is nothing to run, or when it was
+    started `DEBATE_MAX_ATTEMPTS` times already."""
+    now = timezone.now()
+    return bool(
+        work.model.objects.filter(
+            pk=pk, status__in=UNFINISHED, attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
+        ).update(
+            status=RunStatus.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+            attempts=F("attempts") + 1,
+            updated_at=now,
+        )
+    )
+
+
+def run(work: Work, pk):
+    """Run (or resume) one row to its end; safe to call twice, also at once.
+
+    Returns the row as it ended, or None when another runner holds it or it had already ended.
+    """
+    with work.lock(pk) as acquired:
+        if not acquired:
+            logger.info("%s %s is being run by another worker", work.noun, pk)
+            return None
+        if not claim(work, pk):
+            fail(
+                work, pk,
+                only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
+                error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
+                f"running this {work.noun} stopped each time (killed, out of memory or past "
+                "its hard time limit).",
+            )
+            return None
+        row = work.model.objects.get(pk=pk)
+        try:
+            work.execute(row)
+        except Exception as exc:
+            logger.exception("%s %s failed", work.noun, pk)
+            fail(work, pk, error=work.readable_error(exc))
+        row.refresh_from_db()
+        return row
+
+
+@transaction.atomic
+def fail(work: Work, pk, *, error: str, only_after_attempts: int | None = None) -> bool:
+    """Mark an unfinished row failed for good, with the reason, and tell its `Work` in the same
+    transaction. Leaves ended rows alone; with `only_after_attempts`, also those started fewer
+    times than that. Returns whether it failed the row."""
+    unfinished = work.model.objects.select_for_update().filter(pk=pk, status__in=UNFINISHED)
+    if only_after_attempts is not None:
+        unfinished = unfinished.filter(attempts__gte=only_after_attempts)
+    row = unfinished.only("pk", "status", "error", "attempts", "recoveries").first()
+    if row is None:
+        return False
+    row.status = RunStatus.FAILED
+    row.error = error[:5000]
+    row.completed_at = timezone.now()
+    row.save(update_fields=["status", "error", "completed_at", "updated_at"])
+    work.failed(row)
+    logger.warning("%s %s failed: %s", work.noun, pk, error)
+    return True
+
+
+@transaction.atomic
+def requeue_failed(work: Work, pk, *, user=None, note: str = "", **reset) -> bool:
+    """Queue a failed row again, from what is stored: the new run resumes where the failed one
+    stopped. Its counters start at 0 (`attempts`, `recoveries`: the sweeper's bounds hold
+    anew), its error, start and end are cleared, and so is whatever `reset` names; its `Work`
+    is told (e.g. to close its failure's review item as re-run by `user`). False when the row
+    is not failed."""
+    row = (
+        work.model.objects.select_for_update()
+        .only("pk", "status", "error", "attempts", "recoveries")
+        .filter(pk=pk, status=RunStatus.FAILED)
+        .first()
+    )
+    if row is None:
+        return False
+    before = {"error": row.error, "attempts": row.attempts, "recoveries": row.recoveries}
+    work.model.objects.filter(pk=pk).update(
+        status=RunStatus.QUEUED, error="", started_at=None, completed_at=None, attempts=0,
+        recoveries=0, updated_at=timezone.now(), **reset,
+    )
+    work.requeued(pk, user=user, note=note, before=before)
+    transaction.on_commit(lambda: work.enqueue(str(pk)))
+    logger.info("%s %s queued again (re-run)", work.noun, pk)
+    return True
+
+
+# --- the sweeper -------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepReport:
+    requeued: list[str] = field(default_factory=list)
+    gave_up: list[str] = field(default_factory=list)
+    running_elsewhere: list[str] = field(default_factory=list)
+
+    def __str__(self):
+        return (
+            f"{len(self.requeued)} re-enqueued, {len(self.gave_up)} given up, "
+            f"{len(self.running_elsewhere)} still held by a live runner"
+        )
+
+
+def _stuck(work: Work, *, now: datetime, limit: int) -> list[tuple]:
+    """(id, status, updated_at, recoveries) of unfinished rows past their deadline."""
+    queued_before = now - timedelta(seconds=settings.DEBATE_QUEUED_DEADLINE)
+    running_before = now - timedelta(seconds=settings.DEBATE_RUNNING_DEADLINE)
+    return list(
+        work.model.objects.filter(
+            Q(status=RunStatus.QUEUED, updated_at__lt=queued_before)
+            | Q(status=RunStatus.RUNNING, updated_at__lt=running_before)
+        )
+        .order_by("updated_at")
+        .values_list("pk", "status", "updated_at", "recoveries")[:limit]
+    )
+
+
+def give_up_reason(work: Work, status: str, recoveries: int) -> str:
+    if status == RunStatus.QUEUED:
+        return (
+            f"Gave up after {recoveries} re-enqueues: no worker took the {work.noun} within "
+            f"{settings.DEBATE_QUEUED_DEADLINE} s of each one (no worker running, or the "
+            "broker kept losing its message)."
+        )
+    return (
+        f"Gave up after {recoveries} restarts: the worker running the {work.noun} was lost "
+        f"each time (no progress for {settings.DEBATE_RUNNING_DEADLINE} s and no live runner)."
+    )
+
+
+def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int) -> str:
+    with work.lock(pk) as free:
+        if not free:
+            return "running_elsewhere"
+        if recoveries >= settings.DEBATE_MAX_RECOVERIES:
+            fail(work, pk, error=give_up_reason(work, status, recoveries))
+            return "gave_up"
+        # Only if nothing moved since we looked (a runner may have finished it meanwhile).
+        bumped = work.model.objects.filter(
+            pk=pk, status__in=UNFINISHED, updated_at=seen_at
+        ).update(recoveries=F("recoveries") + 1, updated_at=timezone.now())
+    if not bumped:
+        return "moved_on"
+    # Enqueued after the lock is released, or the new run could find it taken and skip.
+    transaction.on_commit(lambda: work.enqueue(str(pk)))
+    return "requeued"
+
+
+def recover_stuck(work: Work, *, now: datetime | None = None, limit: int = 200) -> SweepReport:
+    """Re-enqueue one kind's stuck rows, or give up on those re-enqueued too often. Safe to run
+    twice at once: each row is handled under its advisory lock, and only if it did not change."""
+    now = now or timezone.now()
+    report = SweepReport()
+    for pk, status, seen_at, recoveries in _stuck(work, now=now, limit=limit):
+        outcome = _recover(work, pk, status=status, seen_at=seen_at, recoveries=recoveries)
+        if outcome != "moved_on":
+            getattr(report, outcome).append(str(pk))
+    if report.requeued or report.gave_up:
+        logger.warning("sweeper, %ss: %s", work.noun, report)
+    return report
+
+
+def sweep(*, now: datetime | None = None, limit: int = 200) -> dict[str, SweepReport]:
+    """One sweep of every registered kind of work: what beat runs."""
+    now = now or timezone.now()
+    return {name: recover_stuck(work, now=now, limit=limit) for name, work in _WORKS.items()}

@@ -1,0 +1,192 @@
+"""The review queue's API representations. A subject (debate, contradiction, failed run) is
+shown by the serializer field its `reviews.subjects.ReviewSubject` gives."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.fields import BlankAsNullCharField, StrictCharField
+from reviews import selectors, subjects
+from reviews.models import ReviewEvent, ReviewItem
+
+# --- serializers ------------------------------------------------------------------------------
+
+
+class ReviewItemSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    reason_label = serializers.CharField(source="get_reason_display", read_only=True)
+    assignee = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True,
+        help_text="Who holds it; once closed, who resolved or dismissed it.",
+    )
+    verdict = BlankAsNullCharField(
+        help_text="Once resolved: uphold, override (also a failed debate's decision set by the "
+        "analyst), keep (a contradiction's value picked) or rerun (a failed debate or run "
+        "queued again)."
+    )
+    decision_override = BlankAsNullCharField(help_text="The decision an override set.")
+
+    #: Whether subjects show their detail representation.
+    detail = False
+
+    class Meta:
+        model = ReviewItem
+        fields = ["id", "url", "reason", "reason_label", "status", "priority", "summary",
+                  "assignee", "verdict", "decision_override", "created_at", "claimed_at",
+                  "closed_at"]
+        read_only_fields = fields
+
+    def get_field_names(self, declared_fields, info):
+        """The item's own fields, then one per registered subject, then the detail's."""
+        names = list(super().get_field_names(declared_fields, info))
+        after = names.index("closed_at") + 1
+        return [*names[:after], *(s.name for s in subjects.all_subjects()), *names[after:]]
+
+    def get_fields(self):
+        """Each subject shown as its app says (null on other subjects' items)."""
+        fields = super().get_fields()
+        for subject in subjects.all_subjects():
+            fields[subject.name] = subject.api_field(detail=self.detail)
+        return fields
+
+    def get_url(self, item: ReviewItem) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("api:review-detail", args=[item.pk])
+        )
+
+
+class ReviewEventSerializer(serializers.ModelSerializer):
+    actor = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="null: the system."
+    )
+    from_status = BlankAsNullCharField()
+
+    class Meta:
+        model = ReviewEvent
+        fields = ["action", "actor", "from_status", "to_status", "note", "data", "created_at"]
+        read_only_fields = fields
+
+
+class ReviewSiblingSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ReviewItem
+        fields = ["id", "url", "reason", "status"]
+        read_only_fields = fields
+
+    def get_url(self, item: ReviewItem) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("api:review-detail", args=[item.pk])
+        )
+
+
+class ReviewItemDetailSerializer(ReviewItemSerializer):
+    details = serializers.JSONField(read_only=True, help_text="What triage recorded.")
+    note = BlankAsNullCharField(help_text="The analyst's note on resolving or dismissing.")
+    events = ReviewEventSerializer(many=True, read_only=True, help_text="Oldest first.")
+    other_items = serializers.SerializerMethodField(
+        help_text="The other review items of the same debate (or contradiction run)."
+    )
+
+    class Meta(ReviewItemSerializer.Meta):
+        fields = [*ReviewItemSerializer.Meta.fields, "details", "note", "events", "other_items"]
+        read_only_fields = fields
+
+    detail = True
+
+    @extend_schema_field(ReviewSiblingSerializer(many=True))
+    def get_other_items(self, item: ReviewItem) -> list[dict]:
+        others = subjects.of(item).siblings(item)
+        if others is None:
+            others = selectors.other_items(item)
+        return ReviewSiblingSerializer(others, many=True, context=self.context).data
+
+
+ASSIGNEE_HELP = "me (mine), none (unassigned) or a username."
+QUEUE_STATUSES = list(selectors.STATUS_FILTERS)
+
+
+class ReviewListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=QUEUE_STATUSES, default="active",
+        help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
+        "or all.",
+    )
+    reason = serializers.ChoiceField(choices=ReviewItem.Reason.choices, required=False)
+    assignee = serializers.CharField(max_length=150, required=False, help_text=ASSIGNEE_HELP)
+    page = serializers.IntegerField(min_value=1, default=1)
+    page_size = serializers.IntegerField(min_value=1, max_value=100, default=50)
+
+    def validate_assignee(self, value: str) -> str:
+        if value in ("me", "none"):
+            return value
+        user_id = (
+            get_user_model().objects.filter(username=value).values_list("pk", flat=True).first()
+        )
+        if user_id is None:
+            raise serializers.ValidationError(
+                f"No user is called '{value}'. Use me, none or an existing username."
+            )
+        return str(user_id)
+
+    def filters(self) -> dict[str, str]:
+        data = self.validated_data
+        return {
+            "status": data["status"],
+            "reason": data.get("reason", ""),
+            "assignee": data.get("assignee", ""),
+        }
+
+
+class NoteRequiredField(StrictCharField):
+    def __init__(self, action_name: str, **kwargs):
+        message = f"A note is required to {action_name}: say why."
+        super().__init__(
+            max_length=5000,
+            error_messages={"required": message, "blank": message},
+            help_text=f"Why you {action_name} it (required).",
+            **kwargs,
+        )
+
+
+class ReleaseSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
+                           help_text="Optional: why you hand it back.")
+
+
+class ResolveSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(
+        choices=[ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE],
+        help_text="uphold the machine's decision, or override it with `decision` (a failed "
+        "debate has no decision to uphold: override sets the one it gets).",
+        error_messages={
+            "required": "Choose a verdict: uphold or override.",
+            "invalid_choice": "'{input}' is not a verdict: choose uphold or override.",
+        },
+    )
+    decision = StrictCharField(
+        max_length=16, required=False, allow_blank=True, default="",
+        help_text="With override: the decision that replaces the machine's (one of the debate's "
+        "`allowed_decisions`). Leave it out to uphold.",
+    )
+    note = NoteRequiredField("resolve")
+
+    def validate(self, attrs):
+        if attrs["verdict"] == ReviewItem.Verdict.UPHOLD and attrs.get("decision"):
+            raise serializers.ValidationError(
+                {"decision": "Only an override takes a decision; leave it out to uphold."}
+            )
+        return attrs
+
+
+class DismissSerializer(serializers.Serializer):
+    note = NoteRequiredField("dismiss")
+
+
+class RerunSerializer(serializers.Serializer):
+    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
+                           help_text="Optional: why you re-run it (e.g. what was fixed).")

@@ -1,0 +1,140 @@
+"""Putting outcomes in front of analysts: opening review items, and closing a failed subject's
+items when it is queued again. Called by the subject apps, naming their subject (a
+`reviews.subjects` name such as "debate"), inside the transaction that completes or fails it,
+with its row locked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from reviews import subjects, triage
+from reviews.models import ReviewEvent, ReviewItem, ReviewStatus
+from reviews.records import conflict_if_taken, record
+
+logger = logging.getLogger(__name__)
+
+
+def enabled_reasons() -> set[str]:
+    return set(settings.REVIEW_ENQUEUE_REASONS) & set(triage.REASONS)
+
+
+def review_status_sync(subject: str | subjects.ReviewSubject, group_id, **changes) -> None:
+    """Keep the group's review status in step with its items: pending while any is active,
+    else resolved if any was, else dismissed if it had any, else none. `changes` are stored
+    on the group's row in the same update. `subject`: a registered subject, or its name."""
+    if isinstance(subject, str):
+        subject = subjects.named(subject)
+    counts = ReviewItem.objects.filter(subject.group_items(group_id)).aggregate(
+        total=Count("id"),
+        active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),
+        resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
+    )
+    if counts["active"]:
+        status = ReviewStatus.PENDING
+    elif counts["resolved"]:
+        status = ReviewStatus.RESOLVED
+    elif counts["total"]:
+        status = ReviewStatus.DISMISSED
+    else:
+        status = ReviewStatus.NONE
+    subject.set_review_status(group_id, status, **changes)
+
+
+def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[ReviewItem]:
+    """Open one item per (subject id, flag) with a `created` event each; a flag whose reason
+    already has an active item for that subject is skipped (the partial unique constraints and
+    ON CONFLICT DO NOTHING). Returns the items created by this call. The caller holds the
+    subject's lock and syncs its review status."""
+    if not flags:
+        return []
+    key = f"{subject}_id"
+    ReviewItem.objects.bulk_create(
+        [
+            ReviewItem(**{key: subject_id}, reason=f.reason, priority=f.priority,
+                       summary=f.summary, details=f.details)
+            for subject_id, f in flags
+        ],
+        ignore_conflicts=True,
+    )
+    # An item is created with its event, so the ones without any were created just now.
+    created = list(
+        ReviewItem.objects.filter(
+            **{f"{key}__in": list({subject_id for subject_id, _ in flags})},
+            reason__in=list({f.reason for _, f in flags}),
+        ).exclude(events__isnull=False)
+    )
+    ReviewEvent.objects.bulk_create(
+        ReviewEvent(item=item, action=ReviewEvent.Action.CREATED, to_status=item.status,
+                    note=item.summary)
+        for item in created
+    )
+    return created
+
+
+def failure_item_open(subject: str, failed, *, reason: str,
+                      max_risk: Callable[[], Any] | None = None) -> ReviewItem | None:
+    """Open the failure item (`debate_failed`, `run_failed`) of a subject that has just been
+    failed for good, with its error, attempts and recoveries (`failed` has those fields).
+
+    One active item per subject and reason: while one is open or claimed nothing more is
+    queued; once a re-run closed it, failing again opens a new one. `max_risk` reads the
+    highest risk stated before it failed, if the subject has one. Returns the item created.
+    """
+    if reason not in enabled_reasons():
+        return None
+    kind = subjects.named(subject)
+    key = {subject: failed}
+    if ReviewItem.objects.filter(**key, reason=reason, status__in=ReviewItem.ACTIVE).exists():
+        return None
+    flag = triage.failure_flag(reason=reason, error=failed.error, attempts=failed.attempts,
+                               recoveries=failed.recoveries,
+                               max_risk=max_risk() if max_risk else None)
+    item = ReviewItem.objects.create(**key, reason=flag.reason, priority=flag.priority,
+                                     summary=flag.summary, details=flag.details)
+    ReviewEvent.objects.create(item=item, action=ReviewEvent.Action.CREATED,
+                               to_status=item.status, note=item.summary)
+    review_status_sync(kind, failed.pk)
+    logger.info("%s %s failed: review item #%s", kind.noun, failed.pk, item.pk)
+    return item
+
+
+def failure_items_close_for_rerun(subject: str, subject_id, *, user=None,
+                                  note: str = "", data: dict | None = None) -> list[ReviewItem]:
+    """Close the open failure items of a failed subject that is being queued again, as resolved
+    with the verdict `rerun`, by `user` (None: the system).
+
+    Raises `ReviewConflict` when another analyst holds the item.
+    """
+    items = list(
+        ReviewItem.objects.select_for_update()
+        .filter(**{f"{subject}_id": subject_id}, reason__in=triage.FAILURE_REASONS,
+                status__in=ReviewItem.ACTIVE)
+        .order_by("id")
+    )
+    now = timezone.now()
+    for item in items:
+        if user is not None:
+            conflict_if_taken(item, user)
+        previous = item.status
+        item.status = ReviewItem.Status.RESOLVED
+        item.verdict = ReviewItem.Verdict.RERUN
+        item.note = (note or "").strip()
+        item.assignee = user if user is not None else item.assignee
+        item.claimed_at = item.claimed_at or now
+        item.closed_at = now
+        item.save(update_fields=["status", "verdict", "note", "assignee", "claimed_at",
+                                 "closed_at"])
+        record(item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous,
+               note=item.note, data={"verdict": ReviewItem.Verdict.RERUN, **(data or {})})
+    if items:
+        kind = subjects.named(subject)
+        review_status_sync(kind, subject_id)
+        kind.closed(subject_id, items)
+    return items

@@ -1,0 +1,40 @@
+"""Test objects made to order (factory_boy): people, and debates stored as if completed."""
+
+from __future__ import annotations
+
+import factory
+from django.conf import settings
+from django.utils import timezone
+from factory.django import DjangoModelFactory, Password
+
+from debates.models import Debate
+
+
+class UserFactory(DjangoModelFactory):
+    """Someone signed up (not staff). The password is hashed as `create_user` would."""
+
+    class Meta:
+        model = settings.AUTH_USER_MODEL
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = Password("a-long-passphrase")
+    is_staff = False
+
+
+class StaffFactory(UserFactory):
+    is_staff = True
+
+
+class CompletedDebateFactory(DjangoModelFactory):
+    """A completed debate stored directly (no agents, no calls), for decision metadata made to
+    order."""
+
+    class Meta:
+        model = Debate
+
+    query = "A question"
+    status = Debate.Status.COMPLETED
+    decision = "WARN"
+    metadata = factory.LazyFunction(dict)
+    injection_findings = factory.LazyFunction(list)
+    completed_at = factory.LazyFunction(timezone.now)
