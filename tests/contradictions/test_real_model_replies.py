@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from contradictions import services
+from contradictions import running, services
 from contradictions.inputs import parse_payload
 from contradictions.models import ArbitrationCall, ContradictionRun, Resolution
 from tests.contradictions.conftest import claim, report
@@ -30,7 +30,7 @@ def arbitrator(settings, fake_openai):
 def run_contradictions() -> ContradictionRun:
     run = services.contradiction_run_create(reports=parse_payload(REPORTS)["reports"],
                                             enqueue=False)
-    services.contradiction_run_execute(run_id=run.id)
+    running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run
 
