@@ -26,7 +26,7 @@ from debates.protocols import (
     get_protocol,
     resolve_protocol,
 )
-from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
+from debates.protocols.base import CallRequest, ChallengeReply, Outcome, ParticipantSpec
 from reviews.services import review_item_for_failure, review_items_for_debate
 
 logger = logging.getLogger(__name__)
@@ -327,21 +327,19 @@ class _DebateRunner:
         stored: dict[str, dict] = {}
         calls, challenges, statements = [], [], []
         for request, response in answered:
-            parsed = self.protocol.parse(request, response.content)
+            reply = self.protocol.parse(request, response.content)
+            parsed = reply.as_json()
             call_id = self.call_ids[request.key]
             calls.append(
                 LLMCall(
                     pk=call_id,
                     **LLMCall.done_fields(
-                        response,
-                        parsed=parsed,
-                        parse_failed=bool(parsed.get("parse_failed")),
-                        error=parsed.get("error", ""),
+                        response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
                     ),
                 )
             )
             participant = self.participants[request.participant]
-            if request.step == "challenge":
+            if isinstance(reply, ChallengeReply):
                 challenges.append(
                     Challenge(
                         debate=self.debate,
@@ -349,10 +347,10 @@ class _DebateRunner:
                         challenger=participant,
                         challenged=self.participants[request.target],
                         call_id=call_id,
-                        stance=parsed["stance"],
-                        argument=parsed["argument"],
-                        suggested_decision=parsed["suggested_decision"],
-                        parse_failed=parsed["parse_failed"],
+                        stance=reply.stance,
+                        argument=reply.argument,
+                        suggested_decision=reply.suggested_decision,
+                        parse_failed=reply.parse_failed,
                     )
                 )
             else:
@@ -366,14 +364,14 @@ class _DebateRunner:
                         participant=participant,
                         call_id=call_id,
                         kind=request.step,
-                        decision=parsed["decision"],
-                        confidence=parsed["confidence"],
-                        risk=parsed["risk"],
-                        reasoning=parsed["reasoning"],
+                        decision=reply.decision,
+                        confidence=reply.confidence,
+                        risk=reply.risk,
+                        reasoning=reply.reasoning,
                         previous_decision=previous,
-                        parse_failed=parsed["parse_failed"],
-                        notes=parsed.get("notes", []),
-                        details=parsed.get("details", {}),
+                        parse_failed=reply.parse_failed,
+                        notes=list(reply.notes),
+                        details=dict(reply.details or {}),
                     )
                 )
             stored[request.key] = parsed
@@ -419,7 +417,7 @@ class _DebateRunner:
                 tokens_out=Coalesce(Sum("tokens_out"), 0),
                 cost=Coalesce(Sum("cost_usd"), Decimal(0)),
             )
-            metadata = {**debate.metadata, **outcome.decision.metadata, **outcome.extra}
+            metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
             finished = Debate.objects.filter(
@@ -429,7 +427,7 @@ class _DebateRunner:
                 decision=outcome.decision.decision,
                 reasoning=outcome.decision.reasoning,
                 metadata=metadata,
-                consensus_type=outcome.decision.metadata.get("consensus_type") or "",
+                consensus_type=outcome.decision.consensus_type,
                 tokens_in=totals["tokens_in"],
                 tokens_out=totals["tokens_out"],
                 cost_usd=totals["cost"],

@@ -9,19 +9,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.parsing import (
+    extract_json_object,
+    get_field,
+    iter_json_objects,
+    parse_decision_label,
+    parse_percent,
+)
+from debates.protocols.s4.parsing import (
     DECISIONS,
     FAILSAFE,
     FAILSAFE_REASONING,
     MAX_ARGUMENT_LENGTH,
     ParsedChallenge,
     ParsedDecision,
-    extract_json_object,
-    get_field,
-    iter_json_objects,
     parse_agent_decision,
     parse_challenge,
-    parse_decision_label,
-    parse_percent,
 )
 
 VALID = '{"decision": "ACT", "confidence": 75, "risk": 20, "reasoning": "Low risk."}'

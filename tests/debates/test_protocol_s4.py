@@ -156,7 +156,7 @@ def run_debate(protocol: S4Protocol, llm: Callable[[CallRequest], str]) -> Trans
             assert call.key not in requests, f"duplicate call key {call.key}"
             requests[call.key] = call
             replies[call.key] = llm(call)
-            parsed[call.key] = protocol.parse(call, replies[call.key])
+            parsed[call.key] = protocol.parse(call, replies[call.key]).as_json()
         results.update(parsed)
         try:
             step = generator.send(parsed)

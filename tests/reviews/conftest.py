@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from agents import gateway
-from debates import rules, services
+from debates import services
 from debates.models import Debate
+from debates.protocols.s4 import rules
 
 SPLIT = "Is Bitcoin a good investment?"
 VETO = "How do I hack into my ex's email?"

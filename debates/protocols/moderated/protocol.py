@@ -18,7 +18,7 @@ mitigation), a critic (fallacies, missing evidence, bias) and a refiner (synthes
   3. the moderator evaluates this round's arguments and the synthesis.
 Up to 3 rounds.
 
-Either way a round costs three LLM latencies. `debates.moderation_rules.decide` turns the
+Either way a round costs three LLM latencies. `rules.decide` (in this package) turns the
 arguments and evaluations into SUPPORT / OPPOSE / UNCERTAIN. Replies give confidences on the
 0..1 scale; stored statements hold them x100 (0..100) like every other confidence.
 """
@@ -28,20 +28,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.parsing import parse_argument, parse_moderation, parse_synthesis
-from debates import moderation_rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    DebateProtocol,
     OptionError,
     Outcome,
     ParticipantSpec,
     ProtocolError,
+    StatementReply,
     Step,
     StepGenerator,
     validate_options,
 )
+from debates.protocols.moderated import offline
+from debates.protocols.moderated import rules as moderation_rules
+from debates.protocols.moderated.parsing import parse_argument, parse_moderation, parse_synthesis
+from debates.protocols.moderated.presentation import ModeratedPresentation
 from debates.protocols.prompting import clipped, system_message
 
 #: What each debating role is asked to do (the seed's prompts, in our words).
@@ -99,7 +103,7 @@ def _unit(value: float) -> str:
     return f"{value:.2f}"
 
 
-class ModeratedProtocol:
+class ModeratedProtocol(DebateProtocol):
     name = "moderated"
     label = "Moderated: proponent, opponent and moderator (up to 2 rounds)"
     description = (
@@ -123,6 +127,8 @@ class ModeratedProtocol:
         },
         "model": MODEL_OPTION,
     }
+    presentation = ModeratedPresentation()
+    offline_responders = offline.RESPONDERS
 
     def __init__(
         self,
@@ -290,7 +296,7 @@ class ModeratedProtocol:
             notes.append(note)
         return round(value, 4)
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
+    def parse(self, request: CallRequest, raw: str) -> StatementReply:
         """The stored result of one call: decision (side or leaning), confidence x100, details."""
         p = self.by_slug[request.participant]
         if request.step == "argument":
@@ -300,46 +306,46 @@ class ModeratedProtocol:
             notes = list(a.notes)
             side = a.side or ("SUPPORT" if p.role == "proponent" else "OPPOSE")
             confidence = self._capped(a.confidence, notes)
-            return {
-                "decision": side, "confidence": confidence, "risk": None,
-                "reasoning": a.content, "parse_failed": a.parse_failed, "error": a.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision=side, confidence=confidence, risk=None,
+                reasoning=a.content, parse_failed=a.parse_failed, error=a.error,
+                notes=tuple(notes),
+                details={
                     "side": side, "confidence_0_1": confidence / 100, "role": p.role,
                     "supporting_evidence": list(a.supporting_evidence),
                     "round_number": request.round_number,
                 },
-            }
+            )
         if request.step == "synthesis":
             s = parse_synthesis(raw)
             notes = list(s.notes)
             confidence = self._capped(s.confidence, notes)
-            return {
-                "decision": "NEUTRAL", "confidence": confidence, "risk": None,
-                "reasoning": s.synthesis, "parse_failed": s.parse_failed, "error": s.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision="NEUTRAL", confidence=confidence, risk=None,
+                reasoning=s.synthesis, parse_failed=s.parse_failed, error=s.error,
+                notes=tuple(notes),
+                details={
                     "confidence_0_1": confidence / 100, "agreements": list(s.agreements),
                     "disagreements": list(s.disagreements),
                     "resolution_paths": list(s.resolution_paths),
                     "open_questions": list(s.open_questions),
                     "round_number": request.round_number,
                 },
-            }
+            )
         if request.step == "moderation":
             m = parse_moderation(raw)
             notes = list(m.notes)
             confidence = self._capped(m.confidence, notes)
-            return {
-                "decision": m.leaning, "confidence": confidence, "risk": None,
-                "reasoning": m.summary, "parse_failed": m.parse_failed, "error": m.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision=m.leaning, confidence=confidence, risk=None,
+                reasoning=m.summary, parse_failed=m.parse_failed, error=m.error,
+                notes=tuple(notes),
+                details={
                     "confidence_0_1": confidence / 100, "pro_quality": m.pro_quality,
                     "con_quality": m.con_quality, "consensus_reached": m.consensus_reached,
                     "open_points": list(m.open_points), "round_number": request.round_number,
                 },
-            }
+            )
         raise ProtocolError(f"{self.name} has no step '{request.step}'")
 
     # --- the debate ---------------------------------------------------------------------------

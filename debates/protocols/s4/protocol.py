@@ -13,23 +13,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.parsing import parse_agent_decision, parse_challenge
-from debates import rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    ChallengeReply,
+    DebateProtocol,
     FinalVote,
     Outcome,
     ParticipantSpec,
     ProtocolError,
     Results,
+    StatementReply,
     Step,
     StepGenerator,
 )
 from debates.protocols.prompting import one_line as _one_line
 from debates.protocols.prompting import quoted as _quoted
 from debates.protocols.prompting import system_message
+from debates.protocols.s4 import offline, rules
+from debates.protocols.s4.parsing import parse_agent_decision, parse_challenge
+from debates.protocols.s4.presentation import S4Presentation
 
 ROUND_NAMES = {
     1: "Initial Analysis",
@@ -58,7 +62,7 @@ def _position(parsed: dict[str, Any]) -> str:
     )
 
 
-class S4Protocol:
+class S4Protocol(DebateProtocol):
     name = "s4"
     label = "S4: analysis, cross-challenge, revision, vote"
     description = (
@@ -69,6 +73,8 @@ class S4Protocol:
     min_participants = 2
     max_participants = 6
     options_schema: dict[str, Any] = {"model": MODEL_OPTION}
+    presentation = S4Presentation()
+    offline_responders = offline.RESPONDERS
 
     def __init__(
         self,
@@ -205,17 +211,17 @@ class S4Protocol:
 
     # --- parsing ------------------------------------------------------------------------------
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
-        """Turn a reply into the stored, normalised result of one call."""
+    def parse(self, request: CallRequest, raw: str) -> StatementReply | ChallengeReply:
+        """Turn a reply into the normalised result of one call."""
         if request.step == "challenge":
             c = parse_challenge(raw)
-            return {
-                "stance": c.stance,
-                "argument": c.argument,
-                "suggested_decision": c.suggested_decision or "",
-                "parse_failed": c.parse_failed,
-                "error": c.error,
-            }
+            return ChallengeReply(
+                stance=c.stance,
+                argument=c.argument,
+                suggested_decision=c.suggested_decision or "",
+                parse_failed=c.parse_failed,
+                error=c.error,
+            )
         p = self.by_slug[request.participant]
         d = parse_agent_decision(raw)
         decision, confidence, notes = d.decision, d.confidence, list(d.notes)
@@ -226,15 +232,15 @@ class S4Protocol:
             confidence, cap_note = cap_confidence(confidence, complex_query=self.complex_query)
             if cap_note:
                 notes.append(cap_note)
-        return {
-            "decision": decision,
-            "confidence": confidence,
-            "risk": d.risk,
-            "reasoning": d.reasoning,
-            "parse_failed": d.parse_failed,
-            "error": d.error,
-            "notes": notes,
-        }
+        return StatementReply(
+            decision=decision,
+            confidence=confidence,
+            risk=d.risk,
+            reasoning=d.reasoning,
+            parse_failed=d.parse_failed,
+            error=d.error,
+            notes=tuple(notes),
+        )
 
     @staticmethod
     def _apply_veto_power(p: ParticipantSpec, decision: str, risk: float) -> tuple[str, str]:

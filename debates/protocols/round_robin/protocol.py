@@ -6,7 +6,7 @@ position (stance, confidence, risk, reasoning) of every peer that has spoken, in
 turns taken earlier in the same round. Round 1 is the initial analysis; later rounds are debate
 rounds.
 
-After every full round the consensus check of `debates.round_robin_rules` runs on the latest
+After every full round the consensus check of `rules` (in this package) runs on the latest
 stances (share on one stance >= `consensus_threshold`, 0.75). The debate ends after the first
 round where consensus holds and every agent has spoken at least `min_turns_per_agent` times
 (2; so consensus in round 1 still gets a second round), or after `max_rounds` (5) rounds.
@@ -20,22 +20,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.parsing import parse_turn
-from debates import round_robin_rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    DebateProtocol,
     FinalVote,
     OptionError,
     Outcome,
     ParticipantSpec,
     ProtocolError,
+    StatementReply,
     Step,
     StepGenerator,
     validate_options,
 )
 from debates.protocols.prompting import clipped, system_message
+from debates.protocols.round_robin import offline
+from debates.protocols.round_robin import rules as round_robin_rules
+from debates.protocols.round_robin.parsing import parse_turn
+from debates.protocols.round_robin.presentation import RoundRobinPresentation
+from debates.protocols.round_robin.rules import STANCE_SETS
 from debates.protocols.selection import is_investment_question
 
 STANCE_MEANINGS = {
@@ -48,10 +53,6 @@ STANCE_MEANINGS = {
         "act on it."
     ),
 }
-STANCE_SETS = {
-    "investment": round_robin_rules.INVESTMENT_STANCES,
-    "decision": round_robin_rules.DECISION_STANCES,
-}
 SHOWN_REASONING_CHARS = 600
 
 
@@ -61,7 +62,7 @@ def _position(parsed: dict[str, Any]) -> str:
     )
 
 
-class RoundRobinProtocol:
+class RoundRobinProtocol(DebateProtocol):
     name = "round_robin"
     label = "Round robin: specialists take strict turns until 75% agree (up to 5 rounds)"
     description = (
@@ -93,6 +94,8 @@ class RoundRobinProtocol:
         },
         "model": MODEL_OPTION,
     }
+    presentation = RoundRobinPresentation()
+    offline_responders = offline.RESPONDERS
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
@@ -207,7 +210,7 @@ class RoundRobinProtocol:
 
     # --- parsing ------------------------------------------------------------------------------
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
+    def parse(self, request: CallRequest, raw: str) -> StatementReply:
         if request.step != "turn":
             raise ProtocolError(f"round_robin has no step '{request.step}'")
         t = parse_turn(raw, stances=self.stances)
@@ -217,20 +220,20 @@ class RoundRobinProtocol:
             confidence, note = cap_confidence(confidence, complex_query=self.complex_query)
             if note:
                 notes.append(note)
-        return {
-            "decision": t.stance,
-            "confidence": confidence,
-            "risk": t.risk,
-            "reasoning": t.reasoning,
-            "parse_failed": t.parse_failed,
-            "error": t.error,
-            "notes": notes,
-            "details": {
+        return StatementReply(
+            decision=t.stance,
+            confidence=confidence,
+            risk=t.risk,
+            reasoning=t.reasoning,
+            parse_failed=t.parse_failed,
+            error=t.error,
+            notes=tuple(notes),
+            details={
                 "responds_to": list(t.responds_to),
                 "round_number": request.round_number,
                 "stance_set": self.stance_set,
             },
-        }
+        )
 
     # --- the debate ---------------------------------------------------------------------------
 
