@@ -78,6 +78,10 @@ def reply_to(messages: list[dict]) -> str:
     if responder is not None:
         return responder(prompt)
     return json.dumps(
-        {"decision": "WARN", "confidence": 50, "risk": 50,
-         "reasoning": "The offline demo model does not know this step; it answers with caution."}
+        {
+            "decision": "WARN",
+            "confidence": 50,
+            "risk": 50,
+            "reasoning": "The offline demo model does not know this step; it answers with caution.",
+        }
     )

@@ -106,8 +106,9 @@ class Presentation:
         """The decisions votes are counted under, in order (others follow, sorted)."""
         return list(decisions)
 
-    def decision_facts(self, debate, metadata: Mapping[str, Any], tally, participants
-                       ) -> list[Fact]:
+    def decision_facts(
+        self, debate, metadata: Mapping[str, Any], tally, participants
+    ) -> list[Fact]:
         return []
 
     def round_checks(self, metadata: Mapping[str, Any]) -> dict[int, str]:
@@ -120,12 +121,17 @@ class Presentation:
         name = f"{s.participant.name:<18}"
         change = ""
         if s.previous_decision:
-            change = (f"  (changed {s.previous_decision} -> {s.decision})" if s.changed_position
-                      else f"  (kept {s.decision})")
+            change = (
+                f"  (changed {s.previous_decision} -> {s.decision})"
+                if s.changed_position
+                else f"  (kept {s.decision})"
+            )
         risk = "" if s.risk is None else f"  risk {s.risk:>3g}"
         flag = self.text_parse_flag if s.parse_failed else ""
-        out = [f"  {name} {s.decision:<7} confidence {s.confidence:>3g}{risk}{change}{flag}",
-               wrap(s.reasoning)]
+        out = [
+            f"  {name} {s.decision:<7} confidence {s.confidence:>3g}{risk}{change}{flag}",
+            wrap(s.reasoning),
+        ]
         out += [wrap(f"note: {note}", indent="      ") for note in s.notes]
         return out
 

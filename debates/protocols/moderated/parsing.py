@@ -138,12 +138,28 @@ def parse_moderation(text: str) -> ParsedModeration:
         summary = text_field(obj, ("summary", "reasoning", "evaluation"), notes)
         if errors:
             return ParsedModeration(
-                qualities[0], qualities[1], False, leaning, tuple(open_points), 0.0, summary,
-                True, "; ".join(errors), tuple(notes),
+                qualities[0],
+                qualities[1],
+                False,
+                leaning,
+                tuple(open_points),
+                0.0,
+                summary,
+                True,
+                "; ".join(errors),
+                tuple(notes),
             )
         return ParsedModeration(
-            qualities[0], qualities[1], consensus, leaning, tuple(open_points), confidence,
-            summary, False, "", tuple(notes),
+            qualities[0],
+            qualities[1],
+            consensus,
+            leaning,
+            tuple(open_points),
+            confidence,
+            summary,
+            False,
+            "",
+            tuple(notes),
         )
     except Exception as exc:  # noqa: BLE001 - never raise on model output
         return ParsedModeration(
@@ -183,7 +199,11 @@ def parse_synthesis(text: str) -> ParsedSynthesis:
             for name in ("agreements", "disagreements", "resolution_paths", "open_questions")
         ]
         return ParsedSynthesis(
-            synthesis, *lists, 0.0 if errors else confidence, bool(errors), "; ".join(errors),
+            synthesis,
+            *lists,
+            0.0 if errors else confidence,
+            bool(errors),
+            "; ".join(errors),
             tuple(notes),
         )
     except Exception as exc:  # noqa: BLE001 - never raise on model output

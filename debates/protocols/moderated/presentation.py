@@ -51,9 +51,15 @@ class ModeratedPresentation(Presentation):
             found.add("Evidence", d.get("supporting_evidence"))
         elif kind == "moderation":
             consensus = "reached" if d.get("consensus_reached") else "not reached"
-            found.add("Scores", [f"pro quality {unit(d.get('pro_quality'))}",
-                                 f"con quality {unit(d.get('con_quality'))}",
-                                 f"consensus {consensus}"], inline=True)
+            found.add(
+                "Scores",
+                [
+                    f"pro quality {unit(d.get('pro_quality'))}",
+                    f"con quality {unit(d.get('con_quality'))}",
+                    f"consensus {consensus}",
+                ],
+                inline=True,
+            )
             found.add("Open points", d.get("open_points"))
         elif kind == "synthesis":
             found.add("Agreements", d.get("agreements"))
@@ -71,19 +77,31 @@ class ModeratedPresentation(Presentation):
             ratio_text = f"pro is {pro / con:.2f}x con"
         else:
             ratio_text = f"con is {con / pro:.2f}x pro"
-        stop = ("stopped early: the moderator was confident" if md.get("stopped_early")
-                else "the moderator's confidence decided" if md.get("stop_reason") ==
-                "moderator_confidence" else "every round was run")
+        stop = (
+            "stopped early: the moderator was confident"
+            if md.get("stopped_early")
+            else "the moderator's confidence decided"
+            if md.get("stop_reason") == "moderator_confidence"
+            else "every round was run"
+        )
         facts = [
-            Fact("Weighted strength", f"pro {number(pro)}, con {number(con)} ({ratio_text}; "
-                 f"a side needs more than {md.get('margin_required', 1.2):g}x)"),
+            Fact(
+                "Weighted strength",
+                f"pro {number(pro)}, con {number(con)} ({ratio_text}; "
+                f"a side needs more than {md.get('margin_required', 1.2):g}x)",
+            ),
             Fact("Decision confidence", unit(md.get("decision_confidence"))),
-            Fact("Moderator's confidence by round",
-                 joined(unit(c) for c in md.get("moderator_confidence_by_round", []))
-                 + f" (stops above {unit(md.get('consensus_threshold'))})"),
+            Fact(
+                "Moderator's confidence by round",
+                joined(unit(c) for c in md.get("moderator_confidence_by_round", []))
+                + f" (stops above {unit(md.get('consensus_threshold'))})",
+            ),
             Fact("Rounds", f"{md.get('rounds_run')} of {md.get('max_rounds')} ({stop})"),
-            Fact("Moderator's last leaning", f"{md.get('moderator_leaning')} (consensus "
-                 f"{'reached' if md.get('moderator_consensus_reached') else 'not reached'})"),
+            Fact(
+                "Moderator's last leaning",
+                f"{md.get('moderator_leaning')} (consensus "
+                f"{'reached' if md.get('moderator_consensus_reached') else 'not reached'})",
+            ),
             Fact("Evidence quality", _by_role(md.get("evidence_quality"), roles)),
             Fact("Logical consistency", _by_role(md.get("logical_consistency"), roles)),
         ]
@@ -98,18 +116,25 @@ class ModeratedPresentation(Presentation):
         flag = self.text_parse_flag if s.parse_failed else ""
         d = s.details or {}
         if s.kind == "argument":
-            out = [f"  {name} argues {s.decision:<8} confidence {_text_unit(s.confidence)}{flag}",
-                   wrap(s.reasoning)]
-            out += [wrap(f"evidence: {item}", indent="      ") for item in
-                    d.get("supporting_evidence", [])]
+            out = [
+                f"  {name} argues {s.decision:<8} confidence {_text_unit(s.confidence)}{flag}",
+                wrap(s.reasoning),
+            ]
+            out += [
+                wrap(f"evidence: {item}", indent="      ")
+                for item in d.get("supporting_evidence", [])
+            ]
             return out
         if s.kind == "synthesis":
-            out = [f"  {name} synthesis, confidence {_text_unit(s.confidence)}{flag}",
-                   wrap(s.reasoning)]
+            out = [
+                f"  {name} synthesis, confidence {_text_unit(s.confidence)}{flag}",
+                wrap(s.reasoning),
+            ]
             for label in ("agreements", "disagreements", "resolution_paths", "open_questions"):
                 if d.get(label):
-                    out.append(wrap(f"{label.replace('_', ' ')}: {'; '.join(d[label])}",
-                                    indent="      "))
+                    out.append(
+                        wrap(f"{label.replace('_', ' ')}: {'; '.join(d[label])}", indent="      ")
+                    )
             return out
         if s.kind == "moderation":
             quality = " / ".join(
@@ -122,8 +147,9 @@ class ModeratedPresentation(Presentation):
                 f"{_text_unit(s.confidence)}{flag}",
                 wrap(s.reasoning),
             ]
-            out += [wrap(f"open point: {point}", indent="      ") for point in
-                    d.get("open_points", [])]
+            out += [
+                wrap(f"open point: {point}", indent="      ") for point in d.get("open_points", [])
+            ]
             return out
         return super().text_statement(s)
 

@@ -44,6 +44,7 @@ from debates.protocols.base import (
 )
 from debates.protocols.moderated import offline
 from debates.protocols.moderated import rules as moderation_rules
+from debates.protocols.moderated.formats import ARGUMENT, STEP_LINE
 from debates.protocols.moderated.parsing import parse_argument, parse_moderation, parse_synthesis
 from debates.protocols.moderated.presentation import ModeratedPresentation
 from debates.protocols.prompting import clipped, system_message
@@ -173,7 +174,9 @@ class ModeratedProtocol(DebateProtocol):
 
     def _header(self, step: str, round_number: int, brief: str) -> list[str]:
         return [
-            f"STEP: {step} (round {round_number} of at most {self.max_rounds}). {brief}",
+            STEP_LINE.format(
+                step=step, round_number=round_number, max_rounds=self.max_rounds, brief=brief
+            ),
             "The proposition:",
             wrap_query_as_data(self.query),
             "",
@@ -187,13 +190,13 @@ class ModeratedProtocol(DebateProtocol):
             details = parsed["details"]
             evidence = details.get("supporting_evidence") or []
             lines.append(
-                f"- Round {round_number}, {p.name} ({p.role}, side {parsed['decision']}, "
-                f"confidence {_unit(details['confidence_0_1'])}, "
-                f"{len(evidence)} evidence item{'s' if len(evidence) != 1 else ''}):"
+                ARGUMENT.format(
+                    round_number=round_number, name=p.name, role=p.role,
+                    side=parsed["decision"], confidence=_unit(details["confidence_0_1"]),
+                    evidence=len(evidence), plural="s" if len(evidence) != 1 else "",
+                    text=clipped(parsed["reasoning"], SHOWN_ARGUMENT_CHARS) or "(no argument)",
+                )
             )
-            lines.append("<<<")
-            lines.append(clipped(parsed["reasoning"], SHOWN_ARGUMENT_CHARS) or "(no argument)")
-            lines.append(">>>")
             for item in evidence:
                 lines.append(f"  evidence: {clipped(item, 200)}")
         return lines

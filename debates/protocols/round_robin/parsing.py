@@ -83,8 +83,14 @@ def parse_turn(text: str, *, stances: Iterable[str]) -> ParsedTurn:
         if errors or stance is None:
             return failed("; ".join(errors), tuple(notes))
         return ParsedTurn(
-            stance, values["confidence"], values["risk"], reasoning, tuple(responds_to), False,
-            "", tuple(notes),
+            stance,
+            values["confidence"],
+            values["risk"],
+            reasoning,
+            tuple(responds_to),
+            False,
+            "",
+            tuple(notes),
         )
     except Exception as exc:  # noqa: BLE001 - never raise on model output
         return failed(f"parser error: {type(exc).__name__}")

@@ -32,10 +32,14 @@ class RoundRobinPresentation(Presentation):
         checks = {}
         for check in md.get("consensus_by_round") or []:
             counts = joined(f"{n} {s}" for s, n in (check.get("counts") or {}).items())
-            outcome = (f"reached on {check.get('leading_stance')}" if check.get("reached")
-                       else "not reached")
-            checks[check.get("round")] = (f"Consensus check: {counts} "
-                                          f"({check.get('share', 0):.0%} agree), {outcome}.")
+            outcome = (
+                f"reached on {check.get('leading_stance')}"
+                if check.get("reached")
+                else "not reached"
+            )
+            checks[check.get("round")] = (
+                f"Consensus check: {counts} ({check.get('share', 0):.0%} agree), {outcome}."
+            )
         return checks
 
     def decision_facts(self, debate, md: Mapping[str, Any], tally, participants) -> list[Fact]:
@@ -46,8 +50,9 @@ class RoundRobinPresentation(Presentation):
         else:
             consensus = f"not reached after {md.get('total_rounds')} rounds"
         share = md.get("agreement_share") or 0
-        leading = max((md.get("stance_breakdown") or {}).items(), key=lambda kv: kv[1],
-                      default=(None, 0))[0]
+        leading = max(
+            (md.get("stance_breakdown") or {}).items(), key=lambda kv: kv[1], default=(None, 0)
+        )[0]
         participation = md.get("agent_participation") or {}
         order = [a for a in md.get("speaking_order") or [] if a in participation]
         order += [a for a in participation if a not in order]
@@ -56,12 +61,19 @@ class RoundRobinPresentation(Presentation):
             facts.append(Fact("Final stances", joined(f"{n} {d}" for d, n in tally if n)))
         facts += [
             Fact("Consensus", consensus),
-            Fact("Agreement", f"{share:.0%}" + (f" on {leading}" if leading else "")
-                 + f" (needs {md.get('consensus_threshold', 0):.0%})"),
+            Fact(
+                "Agreement",
+                f"{share:.0%}"
+                + (f" on {leading}" if leading else "")
+                + f" (needs {md.get('consensus_threshold', 0):.0%})",
+            ),
             Fact("Turns per agent", joined(f"{a} {participation[a]}" for a in order)),
-            Fact("Rounds and turns", f"{md.get('total_rounds')} rounds, {md.get('total_turns')} "
-                 f"turns (at least {md.get('min_turns_per_agent')} each, at most "
-                 f"{md.get('max_rounds')} rounds)"),
+            Fact(
+                "Rounds and turns",
+                f"{md.get('total_rounds')} rounds, {md.get('total_turns')} "
+                f"turns (at least {md.get('min_turns_per_agent')} each, at most "
+                f"{md.get('max_rounds')} rounds)",
+            ),
             Fact("Max risk", number(md.get("max_risk"))),
             Fact("Average confidence", number(md.get("avg_confidence"))),
         ]
@@ -74,8 +86,10 @@ class RoundRobinPresentation(Presentation):
         order = md.get("speaking_order") or sorted(participation)
         turns = ", ".join(f"{a} {participation[a]}" for a in order if a in participation)
         if md.get("consensus_reached"):
-            consensus = (f"reached after round {md.get('consensus_round')} (first in round "
-                         f"{md.get('first_consensus_round')})")
+            consensus = (
+                f"reached after round {md.get('consensus_round')} (first in round "
+                f"{md.get('first_consensus_round')})"
+            )
         else:
             consensus = "not reached"
         breakdown = ", ".join(f"{k} {v}" for k, v in md.get("stance_breakdown", {}).items())

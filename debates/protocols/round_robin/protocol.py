@@ -35,9 +35,16 @@ from debates.protocols.base import (
     StepGenerator,
     validate_options,
 )
-from debates.protocols.prompting import clipped, system_message
+from debates.protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, clipped, system_message
 from debates.protocols.round_robin import offline
 from debates.protocols.round_robin import rules as round_robin_rules
+from debates.protocols.round_robin.formats import (
+    OWN_POSITION,
+    PEER_POSITION,
+    REPLY_FORMAT,
+    position_fields,
+    stance_choices,
+)
 from debates.protocols.round_robin.parsing import parse_turn
 from debates.protocols.round_robin.presentation import RoundRobinPresentation
 from debates.protocols.round_robin.rules import STANCE_SETS
@@ -54,12 +61,6 @@ STANCE_MEANINGS = {
     ),
 }
 SHOWN_REASONING_CHARS = 600
-
-
-def _position(parsed: dict[str, Any]) -> str:
-    return (
-        f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
-    )
 
 
 class RoundRobinProtocol(DebateProtocol):
@@ -164,20 +165,22 @@ class RoundRobinProtocol(DebateProtocol):
         ]
         if p.slug in latest:
             own_round, own = latest[p.slug]
-            lines.append(f"Your latest position (round {own_round}): {_position(own)}.")
+            lines.append(OWN_POSITION.format(round=own_round, **position_fields(own)))
         peers = [(q, latest[q.slug]) for q in self.participants if q.slug != p.slug
                  and q.slug in latest]
         if peers:
             lines.append("Your peers' latest positions:")
             for q, (peer_round, parsed) in peers:
                 lines.append(
-                    f"- {q.name} (role: {q.role}), round {peer_round}: {_position(parsed)}."
+                    PEER_POSITION.format(
+                        name=q.name, role=q.role, round=peer_round, **position_fields(parsed)
+                    )
                 )
-                lines.append("<<<")
+                lines.append(QUOTE_OPEN)
                 lines.append(
                     clipped(parsed["reasoning"], SHOWN_REASONING_CHARS) or "(no reasoning given)"
                 )
-                lines.append(">>>")
+                lines.append(QUOTE_CLOSE)
         else:
             lines.append("Your peers' latest positions: none yet; you speak first.")
         needed = f"{self.threshold:.0%} of the {len(self.participants)} agents on one stance"
@@ -188,16 +191,14 @@ class RoundRobinProtocol(DebateProtocol):
             lines.append(f"After round {last.round_number}: {state} ({counts}); it needs {needed}.")
         else:
             lines.append(f"Consensus needs {needed}.")
-        stance_choices = " | ".join(f'"{s}"' for s in self.stances)
         lines += [
             "",
             "Analyse the question from your specialty. Answer, by name, the peer arguments you "
             "disagree with. Keep your stance if the evidence supports it, or change it and say "
             "which argument moved you. Do not agree just to reach consensus.",
-            f'Reply with one JSON object and nothing else: {{"stance": {stance_choices}, '
-            '"confidence": 0-100, "risk": 0-100, "reasoning": "your analysis", '
-            '"responds_to": ["names of the peers you answer"]}. '
-            + STANCE_MEANINGS[self.stance_set],
+            REPLY_FORMAT.format(
+                stances=stance_choices(self.stances), meanings=STANCE_MEANINGS[self.stance_set]
+            ),
         ]
         return CallRequest(
             key=f"r{round_number}:{p.slug}",

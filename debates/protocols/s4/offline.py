@@ -4,7 +4,6 @@ role, challenges argued from the role's angle, revisions that move when the chal
 from __future__ import annotations
 
 import json
-import re
 
 from agents.responders import OfflinePrompt
 from debates.protocols.offline import (
@@ -14,27 +13,20 @@ from debates.protocols.offline import (
     initial_position,
     role_key,
 )
+from debates.protocols.prompting import QUOTED_BLOCK
+from debates.protocols.s4.formats import OWN_POSITION, RECEIVED_CHALLENGE, TARGET_POSITION
 
 CAUTION = {"ACT": 0, "WARN": 1, "REFUSE": 2, "VETO": 3}
-
-RE_OWN = re.compile(
-    r"Your round 1 position: (ACT|WARN|REFUSE|VETO) \(confidence ([\d.]+), risk ([\d.]+)\)"
-)
-RE_TARGET = re.compile(
-    r"^(.+?) \(role: ([^)]+)\) round 1 position: (ACT|WARN|REFUSE|VETO) "
-    r"\(confidence ([\d.]+), risk ([\d.]+)\)",
-    re.M,
-)
-RE_REASONING = re.compile(r"<<<\n(.*?)\n>>>", re.S)
-RE_RECEIVED = re.compile(
-    r"^- From (.+?) \((challenge|agree); suggests ([A-Z]+|no decision suggested)\): (.*)$", re.M
-)
 
 
 def _decision_json(decision: str, confidence: float, risk: float, reasoning: str) -> str:
     return json.dumps(
-        {"decision": decision, "confidence": round(confidence), "risk": round(risk),
-         "reasoning": reasoning}
+        {
+            "decision": decision,
+            "confidence": round(confidence),
+            "risk": round(risk),
+            "reasoning": reasoning,
+        }
     )
 
 
@@ -46,16 +38,21 @@ def analysis_reply(prompt: OfflinePrompt) -> str:
 
 def challenge_reply(offline_prompt: OfflinePrompt) -> str:
     role, prompt = offline_prompt.role, offline_prompt.user
-    own = RE_OWN.search(prompt)
-    target = RE_TARGET.search(prompt)
-    reasoning = RE_REASONING.search(prompt)
+    own = OWN_POSITION.search(prompt)
+    target = TARGET_POSITION.search(prompt)
+    reasoning = QUOTED_BLOCK.search(prompt)
     if not (own and target):
-        return json.dumps({"stance": "challenge", "argument": "I could not read the position "
-                           "I was asked to challenge; please restate it.",
-                           "suggested_decision": "WARN"})
-    own_decision = own.group(1)
-    name, their_decision = target.group(1), target.group(3)
-    their_conf, their_risk = float(target.group(4)), float(target.group(5))
+        return json.dumps(
+            {
+                "stance": "challenge",
+                "argument": "I could not read the position "
+                "I was asked to challenge; please restate it.",
+                "suggested_decision": "WARN",
+            }
+        )
+    own_decision = own["decision"]
+    name, their_decision = target["name"], target["decision"]
+    their_conf, their_risk = float(target["confidence"]), float(target["risk"])
     quote = first_sentence(reasoning.group(1) if reasoning else "")
     suggestion = "REFUSE" if own_decision == "VETO" else own_decision
     angle = role_key(role)
@@ -68,8 +65,9 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
             f"{ROLE_ANGLES.get(angle, 'the question is judged on its merits')}; "
             f"I see no flaw that would change {their_decision}."
         )
-        return json.dumps({"stance": "agree", "argument": argument,
-                           "suggested_decision": suggestion})
+        return json.dumps(
+            {"stance": "agree", "argument": argument, "suggested_decision": suggestion}
+        )
     more_cautious = CAUTION[their_decision] > CAUTION[own_decision]
     if angle == "utility" and more_cautious:
         argument = (
@@ -111,27 +109,33 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
             f'{name}, you say "{quote}" I read the question differently and would say '
             f"{suggestion}; what evidence supports {their_decision}?"
         )
-    return json.dumps({"stance": "challenge", "argument": argument,
-                       "suggested_decision": suggestion})
+    return json.dumps(
+        {"stance": "challenge", "argument": argument, "suggested_decision": suggestion}
+    )
 
 
 def revision_reply(offline_prompt: OfflinePrompt) -> str:
     prompt = offline_prompt.user
-    own = RE_OWN.search(prompt)
+    own = OWN_POSITION.search(prompt)
     if not own:
-        return _decision_json("WARN", 50, 50, "I could not read my earlier position; I stay "
-                              "cautious.")
-    decision, confidence, risk = own.group(1), float(own.group(2)), float(own.group(3))
-    received = RE_RECEIVED.findall(prompt)
-    challengers = [(name, stance, suggests) for name, stance, suggests, _ in received]
+        return _decision_json(
+            "WARN", 50, 50, "I could not read my earlier position; I stay cautious."
+        )
+    decision, confidence, risk = own["decision"], float(own["confidence"]), float(own["risk"])
+    challengers = [
+        (c["name"], c["stance"], c["suggestion"]) for c in RECEIVED_CHALLENGE.findall(prompt)
+    ]
     suggestions = [s for _, _, s in challengers if s in CAUTION]
-    harm_voices = [n for n, _, s in challengers if s in ("REFUSE", "VETO") and
-                   "safety" in n.lower()]
+    harm_voices = [
+        n for n, _, s in challengers if s in ("REFUSE", "VETO") and "safety" in n.lower()
+    ]
     harmful = classify(offline_prompt.query_block or "") in ("harmful", "injection")
     # 1. A safety challenge for refusal moves an agent that wanted to act on a harmful question.
     if harm_voices and harmful and decision == "ACT":
         return _decision_json(
-            "REFUSE", 75, max(risk, 70),
+            "REFUSE",
+            75,
+            max(risk, 70),
             f"{harm_voices[0]} raised misuse I had not weighed: what I called general "
             f"information would help someone cause harm. I change from ACT to REFUSE.",
         )
@@ -149,7 +153,9 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
         new_conf = min(confidence + 13, 90)
         new_risk = max(risk - 8, 0) if CAUTION[new] < CAUTION[decision] else risk + 10
         return _decision_json(
-            new, new_conf, new_risk,
+            new,
+            new_conf,
+            new_risk,
             f"Upon reconsideration, {names} make a valid point. My threshold was rigid for "
             f"a question like this; {new} at {new_conf:g} confidence is justified. I change "
             f"from {decision} to {new}.",
@@ -163,8 +169,10 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
     else:
         new_conf = max(confidence - 5, 40)
         who = ", ".join(n for n, stance, _ in challengers if stance == "challenge")
-        text = (f"{who} challenged me, but no argument changes the core of my assessment; "
-                f"I keep {decision} and lower my confidence slightly.")
+        text = (
+            f"{who} challenged me, but no argument changes the core of my assessment; "
+            f"I keep {decision} and lower my confidence slightly."
+        )
     if decision == "VETO":
         text += " The risk remains above my veto threshold."
     return _decision_json(decision, new_conf, risk, text)

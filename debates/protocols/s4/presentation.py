@@ -31,8 +31,11 @@ class S4Presentation(Presentation):
         if tally:
             facts.append(Fact("Votes", joined(f"{n} {d}" for d, n in tally)))
         facts += [
-            Fact("Agreement", ("n/a" if agreement is None else f"{agreement}%")
-                 + (f" ({consensus})" if consensus else "")),
+            Fact(
+                "Agreement",
+                ("n/a" if agreement is None else f"{agreement}%")
+                + (f" ({consensus})" if consensus else ""),
+            ),
             Fact("Max risk", number(md.get("max_risk"))),
             Fact("Average confidence", number(md.get("avg_confidence"))),
             Fact("Veto", f"yes, by {md.get('veto_agent')}" if md.get("veto_applied") else "no"),
@@ -125,10 +128,16 @@ class S4Presentation(Presentation):
             for c in debate.challenges.all()
         ]
         return [
-            {"number": 1, "name": names.get(1, "Initial Analysis"),
-             "data": [self._statement(s) for s in statements if s.kind == "analysis"]},
+            {
+                "number": 1,
+                "name": names.get(1, "Initial Analysis"),
+                "data": [self._statement(s) for s in statements if s.kind == "analysis"],
+            },
             {"number": 2, "name": names.get(2, "Challenge Round"), "data": challenges},
-            {"number": 3, "name": names.get(3, "Revision Round"),
-             "data": [self._statement(s) for s in statements if s.kind == "revision"]},
+            {
+                "number": 3,
+                "name": names.get(3, "Revision Round"),
+                "data": [self._statement(s) for s in statements if s.kind == "revision"],
+            },
             {"number": 4, "name": names.get(4, "Final Voting"), "votes": votes},
         ]

@@ -28,10 +28,16 @@ from debates.protocols.base import (
     Step,
     StepGenerator,
 )
+from debates.protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, system_message
 from debates.protocols.prompting import one_line as _one_line
 from debates.protocols.prompting import quoted as _quoted
-from debates.protocols.prompting import system_message
 from debates.protocols.s4 import offline, rules
+from debates.protocols.s4.formats import (
+    OWN_POSITION,
+    RECEIVED_CHALLENGE,
+    TARGET_POSITION,
+    position_fields,
+)
 from debates.protocols.s4.parsing import parse_agent_decision, parse_challenge
 from debates.protocols.s4.presentation import S4Presentation
 
@@ -54,12 +60,6 @@ CHALLENGE_FORMAT = (
     '"argument": "your challenge, quoting the reasoning you question", '
     '"suggested_decision": "ACT" | "WARN" | "REFUSE"}.'
 )
-
-
-def _position(parsed: dict[str, Any]) -> str:
-    return (
-        f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
-    )
 
 
 class S4Protocol(DebateProtocol):
@@ -143,13 +143,14 @@ class S4Protocol(DebateProtocol):
                 "The question:",
                 wrap_query_as_data(self.query),
                 "",
-                f"Your round 1 position: {_position(own)}.",
-                f"{challenged.name} (role: {challenged.role}) round 1 position: "
-                f"{_position(theirs)}.",
+                OWN_POSITION.format(**position_fields(own)),
+                TARGET_POSITION.format(
+                    name=challenged.name, role=challenged.role, **position_fields(theirs)
+                ),
                 f"{challenged.name}'s reasoning:",
-                "<<<",
+                QUOTE_OPEN,
                 _quoted(theirs.get("reasoning")) or "(no reasoning given)",
-                ">>>",
+                QUOTE_CLOSE,
                 "",
                 f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
                 "ask for the evidence that would settle it. Argue from your own role. If after "
@@ -177,8 +178,10 @@ class S4Protocol(DebateProtocol):
             c = challenges[f"r2:{other.slug}>{p.slug}"]
             suggestion = c.get("suggested_decision") or "no decision suggested"
             received.append(
-                f"- From {other.name} ({c['stance']}; suggests {suggestion}): "
-                f"{_one_line(c['argument'])}"
+                RECEIVED_CHALLENGE.format(
+                    name=other.name, stance=c["stance"], suggestion=suggestion,
+                    argument=_one_line(c["argument"]),
+                )
             )
         user = "\n".join(
             [
@@ -186,11 +189,11 @@ class S4Protocol(DebateProtocol):
                 "The question:",
                 wrap_query_as_data(self.query),
                 "",
-                f"Your round 1 position: {_position(own)}.",
+                OWN_POSITION.format(**position_fields(own)),
                 "Your round 1 reasoning:",
-                "<<<",
+                QUOTE_OPEN,
                 _quoted(own.get("reasoning")) or "(no reasoning given)",
-                ">>>",
+                QUOTE_CLOSE,
                 "Challenges against you:",
                 *received,
                 "",
