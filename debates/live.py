@@ -119,6 +119,7 @@ class DebateSoFar:
     offline: bool
     version: str
     facts: list[Fact] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     vote_label: str = "Final position"
 
     @property
@@ -251,5 +252,10 @@ def arrange(debate: Debate) -> DebateSoFar:
         offline=any(is_offline_model(p.model_name) for p in participants),
         version=_version(debate, rounds, statements, challenges, votes, calls),
         facts=decision_facts(debate, tally, participants),
+        notes=(
+            presentation.decision_notes(debate.metadata or {})
+            if debate.status == Debate.Status.COMPLETED
+            else []
+        ),
         vote_label=presentation.vote_label,
     )

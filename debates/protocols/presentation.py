@@ -111,6 +111,10 @@ class Presentation:
     ) -> list[Fact]:
         return []
 
+    def decision_notes(self, metadata: Mapping[str, Any]) -> list[str]:
+        """Sentences shown under the decision's facts on the page."""
+        return []
+
     def round_checks(self, metadata: Mapping[str, Any]) -> dict[int, str]:
         """What each round ended with, where the protocol records it (by round number)."""
         return {}

@@ -44,6 +44,13 @@ class S4Presentation(Presentation):
             facts.append(Fact("Changed position", joined(md["changed_position"])))
         return facts
 
+    def decision_notes(self, md: Mapping[str, Any]) -> list[str]:
+        votes = md.get("high_risk_votes")
+        if not votes:
+            return []
+        listed = ", ".join(f"{v['agent']} {v['decision']} (risk {v['risk']})" for v in votes)
+        return [f"High-risk votes (risk above 75): {listed}"]
+
     # --- text transcript ----------------------------------------------------------------------
 
     def text_rounds(self, debate, statements, rounds: Mapping[int, str]) -> list[str]:
