@@ -11,14 +11,15 @@ package's ``parsing`` module builds on the pieces here).
 Public API:
 
 * :func:`extract_json_object` / :func:`iter_json_objects` / :func:`find_objects` - find JSON
-  objects in a reply; :func:`reply_object` - the first one, or why there is none.
+  objects in a reply.
 * :func:`get_field` - first present value among key aliases (reusable by other parsers).
 * :func:`parse_percent` - read a 0..100 percentage from many spellings
   (:func:`percent_detail` also says how it was written).
 * :func:`parse_unit_interval` - read a 0..1 confidence from many spellings.
-* :func:`parse_decision_label` - clean and validate a label; :func:`read_flag` - a boolean.
-* :func:`text_field`, :func:`string_list`, :func:`unit_confidence` - typed fields that record
-  what they had to tolerate as notes.
+* :func:`parse_decision_label` - clean and validate a label (:func:`clean_label`).
+
+The fields protocols' replies share (texts, lists, 0..1 confidences, flags) are read by
+`debates.protocols.parsing`.
 
 This module is pure Python and does not import Django.
 """
@@ -33,9 +34,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 __all__ = [
-    "MAX_ARGUMENT_LENGTH",
-    "REASONING_KEYS",
-    "RISK_KEYS",
     "clean_label",
     "extract_json_object",
     "find_objects",
@@ -46,13 +44,6 @@ __all__ = [
     "parse_percent",
     "parse_unit_interval",
     "percent_detail",
-    "read_flag",
-    "reply_object",
-    "short_repr",
-    "string_list",
-    "text_field",
-    "truncate_text",
-    "unit_confidence",
 ]
 
 #: Upper bound on characters examined by brace matching while scanning one reply, so
@@ -404,6 +395,24 @@ def parse_percent(value: Any) -> float | None:
     return None if detail is None else detail.value
 
 
+def parse_unit_interval(value: Any) -> float | None:
+    """Read a confidence on the 0..1 scale; None if unreadable.
+
+    The moderated debate asks for confidences between 0.0 and 1.0, so here (unlike
+    :func:`parse_percent`) the whole numbers ``0`` and ``1`` (and ``"1"``) mean 0.0 and 1.0.
+    Anything else is read as :func:`parse_percent` reads it and divided by 100: ``0.8``,
+    ``"0.8"``, ``"80%"`` and ``80`` all give 0.8. Results are clamped to 0..1.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and value in (0, 1):
+        return float(value)
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        return float(value.strip())
+    percent = parse_percent(value)
+    return None if percent is None else round(percent / 100.0, 6)
+
+
 # ---------------------------------------------------------------------------
 # Decision labels
 # ---------------------------------------------------------------------------
@@ -433,130 +442,3 @@ def parse_decision_label(value: Any, allowed: Iterable[str]) -> str | None:
     canonical = {str(a).strip().upper(): str(a).strip().upper() for a in allowed}
     label = clean_label(value).upper()
     return canonical.get(label) if label else None
-
-
-# ---------------------------------------------------------------------------
-# Fields every protocol's replies share
-# ---------------------------------------------------------------------------
-
-RISK_KEYS = ("risk", "risk_level", "risk_score")
-REASONING_KEYS = ("reasoning", "rationale", "explanation")
-MAX_ARGUMENT_LENGTH = 4000
-
-
-def short_repr(value: Any, limit: int = 60) -> str:
-    """repr() of a value for error messages, truncated."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def truncate_text(text: str, notes: list[str]) -> str:
-    if len(text) > MAX_ARGUMENT_LENGTH:
-        notes.append(f"argument truncated to {MAX_ARGUMENT_LENGTH} characters")
-        return text[:MAX_ARGUMENT_LENGTH]
-    return text
-
-
-# ---------------------------------------------------------------------------
-# Lists, texts, 0..1 confidences and flags
-# ---------------------------------------------------------------------------
-
-#: Limits on the lists a reply may carry (evidence, open points ...): items beyond are dropped.
-MAX_LIST_ITEMS = 10
-MAX_ITEM_LENGTH = 500
-
-
-def parse_unit_interval(value: Any) -> float | None:
-    """Read a confidence on the 0..1 scale; None if unreadable.
-
-    The moderated debate asks for confidences between 0.0 and 1.0, so here (unlike
-    :func:`parse_percent`) the whole numbers ``0`` and ``1`` (and ``"1"``) mean 0.0 and 1.0.
-    Anything else is read as :func:`parse_percent` reads it and divided by 100: ``0.8``,
-    ``"0.8"``, ``"80%"`` and ``80`` all give 0.8. Results are clamped to 0..1.
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) and value in (0, 1):
-        return float(value)
-    if isinstance(value, str) and value.strip() in ("0", "1"):
-        return float(value.strip())
-    percent = parse_percent(value)
-    return None if percent is None else round(percent / 100.0, 6)
-
-
-def text_field(obj: Mapping[str, Any], names: tuple[str, ...], notes: list[str]) -> str:
-    value = get_field(obj, *names)
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return truncate_text(value.strip(), notes)
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        notes.append(f"{names[0]} given as a list")
-        return truncate_text(" ".join(item.strip() for item in value).strip(), notes)
-    notes.append(f"{names[0]} was not text")
-    return truncate_text(json.dumps(value, default=str), notes)
-
-
-def string_list(obj: Mapping[str, Any], names: tuple[str, ...], notes: list[str]) -> list[str]:
-    """A list of short texts; a single text counts as a list of one. Never fails."""
-    value = get_field(obj, *names)
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
-        notes.append(f"{names[0]} {short_repr(value)} ignored: not a list")
-        return []
-    items: list[str] = []
-    for item in value:
-        if isinstance(item, (int, float)) and not isinstance(item, bool):
-            item = str(item)
-        if isinstance(item, Mapping):
-            item = "; ".join(f"{k}: {v}" for k, v in item.items())
-        if not isinstance(item, str) or not item.strip():
-            continue
-        text = " ".join(item.split())
-        if len(text) > MAX_ITEM_LENGTH:
-            text = text[: MAX_ITEM_LENGTH - 3] + "..."
-        items.append(text)
-    if len(items) > MAX_LIST_ITEMS:
-        notes.append(f"{names[0]}: {len(items)} items, kept the first {MAX_LIST_ITEMS}")
-        items = items[:MAX_LIST_ITEMS]
-    return items
-
-
-def unit_confidence(
-    obj: Mapping[str, Any], errors: list[str], notes: list[str], name: str = "confidence"
-) -> float | None:
-    raw = get_field(obj, name)
-    if raw is None:
-        errors.append(f"{name} missing")
-        return None
-    value = parse_unit_interval(raw)
-    if value is None:
-        errors.append(f"{name} {short_repr(raw)} is not a number between 0 and 1")
-        return None
-    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 1:
-        notes.append(f"{name} {format_number(float(raw))} read as a percentage: {value:g}")
-    return value
-
-
-def reply_object(text: Any) -> tuple[dict | None, str]:
-    if not isinstance(text, str):
-        return None, f"reply is not a string ({type(text).__name__})"
-    if not text.strip():
-        return None, "empty reply"
-    objects, reason = find_objects(text)
-    return (objects[0], "") if objects else (None, reason)
-
-
-def read_flag(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        cleaned = clean_label(value).lower()
-        if cleaned in ("true", "yes", "y"):
-            return True
-        if cleaned in ("false", "no", "n"):
-            return False
-    return None

@@ -10,6 +10,8 @@ from agents.parsing import (
     get_field,
     parse_decision_label,
     parse_unit_interval,
+)
+from debates.protocols.parsing import (
     read_flag,
     reply_object,
     short_repr,

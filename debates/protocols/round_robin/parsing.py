@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agents.parsing import (
-    REASONING_KEYS,
-    RISK_KEYS,
     get_field,
     parse_decision_label,
     parse_percent,
+)
+from debates.protocols.parsing import (
+    REASONING_KEYS,
+    RISK_KEYS,
     reply_object,
     short_repr,
     string_list,

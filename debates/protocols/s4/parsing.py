@@ -17,20 +17,22 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agents.parsing import (
-    MAX_ARGUMENT_LENGTH,
-    REASONING_KEYS,
-    RISK_KEYS,
     clean_label,
     extract_json_object,
     find_objects,
     get_field,
     parse_decision_label,
     percent_detail,
-    short_repr,
-    truncate_text,
 )
 from agents.parsing import (
     format_number as fmt,
+)
+from debates.protocols.parsing import (
+    MAX_ARGUMENT_LENGTH,
+    REASONING_KEYS,
+    RISK_KEYS,
+    short_repr,
+    truncate_text,
 )
 
 __all__ = [
