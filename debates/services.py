@@ -26,7 +26,13 @@ from debates.protocols import (
     get_protocol,
     resolve_protocol,
 )
-from debates.protocols.base import CallRequest, ChallengeReply, Outcome, ParticipantSpec
+from debates.protocols.base import (
+    CallRequest,
+    ChallengeReply,
+    Outcome,
+    ParticipantSpec,
+    Results,
+)
 from reviews.services import review_item_for_failure, review_items_for_debate
 
 logger = logging.getLogger(__name__)
@@ -262,9 +268,11 @@ class _DebateRunner:
             rnd.completed_at = timezone.now()
             rnd.save(update_fields=["status", "completed_at"])
 
-    def _run_step(self, step) -> dict[str, dict]:
+    def _run_step(self, step) -> Results:
         rnd = self._round(step.round_number, step.round_name)
-        results = {c.key: self.done[c.key] for c in step.calls if c.key in self.done}
+        results = {
+            c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
+        }
         todo = [c for c in step.calls if c.key not in self.done]
         if todo:
             self._mark_pending(todo)
@@ -322,8 +330,9 @@ class _DebateRunner:
     @transaction.atomic
     def _store(
         self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]]
-    ) -> dict[str, dict]:
+    ) -> Results:
         """Store replies: each call's record, and the statement or challenge it made."""
+        replies: Results = {}
         stored: dict[str, dict] = {}
         calls, challenges, statements = [], [], []
         for request, response in answered:
@@ -375,11 +384,12 @@ class _DebateRunner:
                     )
                 )
             stored[request.key] = parsed
+            replies[request.key] = reply
         LLMCall.objects.bulk_update(calls, LLMCall.DONE_FIELDS)
         Challenge.objects.bulk_create(challenges)
         Statement.objects.bulk_create(statements)
         self.done.update(stored)
-        return stored
+        return replies
 
     def _finish(self, outcome: Outcome) -> None:
         debate = self.debate

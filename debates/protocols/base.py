@@ -2,9 +2,10 @@
 
 A protocol is plain Python. It is a generator of `Step`s: each step is a set of LLM calls that
 do not depend on each other (the runner makes them concurrently); the runner sends back the
-parsed result of every call in the step, keyed by `CallRequest.key`, and the protocol decides
-what to ask next. It knows nothing of Django, Celery or the gateway, so it can be driven by a
-scripted LLM in a test, and a re-run can feed it stored results instead of new calls.
+typed reply of every call in the step (`StatementReply` or `ChallengeReply`, as the protocol's
+`parse` read it), keyed by `CallRequest.key`, and the protocol decides what to ask next. It
+knows nothing of Django, Celery or the gateway, so it can be driven by a scripted LLM in a
+test, and a re-run can feed it stored replies (`load`) instead of new calls.
 """
 
 from __future__ import annotations
@@ -98,6 +99,20 @@ class StatementReply:
             data["details"] = dict(self.details)
         return data
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StatementReply:
+        """The reply back from its stored result (a re-run resumes from these)."""
+        return cls(
+            decision=data["decision"],
+            confidence=data["confidence"],
+            risk=data["risk"],
+            reasoning=data["reasoning"],
+            parse_failed=data["parse_failed"],
+            error=data.get("error", ""),
+            notes=tuple(data.get("notes", ())),
+            details=data.get("details"),
+        )
+
 
 @dataclass(frozen=True)
 class ChallengeReply:
@@ -117,6 +132,16 @@ class ChallengeReply:
             "parse_failed": self.parse_failed,
             "error": self.error,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChallengeReply:
+        return cls(
+            stance=data["stance"],
+            argument=data["argument"],
+            suggested_decision=data["suggested_decision"],
+            parse_failed=data["parse_failed"],
+            error=data.get("error", ""),
+        )
 
 
 Reply = StatementReply | ChallengeReply
@@ -148,7 +173,8 @@ class Outcome:
         return {**(stored or {}), **self.decision.metadata, **self.extra}
 
 
-Results = dict[str, dict[str, Any]]
+#: What a step's calls returned, by call key.
+Results = dict[str, Reply]
 StepGenerator = Generator[Step, Results, Outcome]
 
 
@@ -195,12 +221,17 @@ class DebateProtocol(abc.ABC):
 
     @abc.abstractmethod
     def run(self) -> StepGenerator:
-        """Yield steps, receive each step's results (`Reply.as_json()`, by call key), return
-        the outcome."""
+        """Yield steps, receive each step's replies (by call key), return the outcome."""
 
     @abc.abstractmethod
     def parse(self, request: CallRequest, raw: str) -> Reply:
         """Read one reply. Never raises on what a model wrote."""
+
+    def load(self, request: CallRequest, stored: Mapping[str, Any]) -> Reply:
+        """A reply stored by an earlier run (`Reply.as_json()`), for a re-run to resume."""
+        if request.target is not None:
+            return ChallengeReply.from_json(stored)
+        return StatementReply.from_json(stored)
 
 
 # --- options ------------------------------------------------------------------------------------

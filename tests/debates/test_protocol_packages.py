@@ -39,6 +39,7 @@ def test_each_protocol_answers_its_own_steps_offline_with_typed_replies(protocol
         assert isinstance(reply, ChallengeReply if request.step == "challenge" else StatementReply)
         assert reply.parse_failed is False
         assert reply.as_json() == t.results[key]
+        assert parser.load(request, reply.as_json()) == reply  # what a re-run resumes from
 
 
 def test_a_stored_s4_position_keeps_its_shape():

@@ -126,7 +126,7 @@ class Transcript:
     steps: list[Step]
     requests: dict[str, CallRequest]
     replies: dict[str, str]
-    results: dict[str, dict[str, Any]]
+    results: dict[str, dict[str, Any]]  # each reply as it is stored
     outcome: Outcome
 
     def user_prompt(self, key: str) -> str:
@@ -156,8 +156,8 @@ def run_debate(protocol: S4Protocol, llm: Callable[[CallRequest], str]) -> Trans
             assert call.key not in requests, f"duplicate call key {call.key}"
             requests[call.key] = call
             replies[call.key] = llm(call)
-            parsed[call.key] = protocol.parse(call, replies[call.key]).as_json()
-        results.update(parsed)
+            parsed[call.key] = protocol.parse(call, replies[call.key])
+        results.update({key: reply.as_json() for key, reply in parsed.items()})
         try:
             step = generator.send(parsed)
         except StopIteration as stop:

@@ -183,18 +183,18 @@ class ModeratedProtocol(DebateProtocol):
         ]
 
     def _argument_lines(
-        self, arguments: Sequence[tuple[int, ParticipantSpec, dict]]
+        self, arguments: Sequence[tuple[int, ParticipantSpec, StatementReply]]
     ) -> list[str]:
         lines = []
         for round_number, p, parsed in arguments:
-            details = parsed["details"]
+            details = parsed.details
             evidence = details.get("supporting_evidence") or []
             lines.append(
                 ARGUMENT.format(
                     round_number=round_number, name=p.name, role=p.role,
-                    side=parsed["decision"], confidence=_unit(details["confidence_0_1"]),
+                    side=parsed.decision, confidence=_unit(details["confidence_0_1"]),
                     evidence=len(evidence), plural="s" if len(evidence) != 1 else "",
-                    text=clipped(parsed["reasoning"], SHOWN_ARGUMENT_CHARS) or "(no argument)",
+                    text=clipped(parsed.reasoning, SHOWN_ARGUMENT_CHARS) or "(no argument)",
                 )
             )
             for item in evidence:
@@ -211,9 +211,9 @@ class ModeratedProtocol(DebateProtocol):
         if last.get("synthesis"):
             lines.append(
                 f"The refiner's synthesis of round {upto - 1}: "
-                f"{clipped(last['synthesis']['reasoning'], SHOWN_ARGUMENT_CHARS)}"
+                f"{clipped(last['synthesis'].reasoning, SHOWN_ARGUMENT_CHARS)}"
             )
-        points = last["moderation"]["details"].get("open_points") or []
+        points = last["moderation"].details.get("open_points") or []
         if points:
             lines.append(f"The moderator's open points after round {upto - 1}:")
             lines.extend(f"- {clipped(point, 200)}" for point in points)
@@ -221,7 +221,7 @@ class ModeratedProtocol(DebateProtocol):
 
     def argument_request(
         self, p: ParticipantSpec, round_number: int, history: list[dict],
-        this_round: Sequence[tuple[int, ParticipantSpec, dict]] = (),
+        this_round: Sequence[tuple[int, ParticipantSpec, StatementReply]] = (),
     ) -> CallRequest:
         stance, task = ROLE_BRIEFS[p.role]
         lines = self._header("argument", round_number, stance)
@@ -240,7 +240,7 @@ class ModeratedProtocol(DebateProtocol):
 
     def synthesis_request(
         self, p: ParticipantSpec, round_number: int,
-        arguments: list[tuple[int, ParticipantSpec, dict]],
+        arguments: list[tuple[int, ParticipantSpec, StatementReply]],
     ) -> CallRequest:
         lines = self._header("synthesis", round_number, "You synthesise this round's arguments.")
         lines += ["Current round arguments:", *self._argument_lines(arguments), ""]
@@ -254,22 +254,22 @@ class ModeratedProtocol(DebateProtocol):
 
     def moderation_request(
         self, p: ParticipantSpec, round_number: int,
-        arguments: list[tuple[int, ParticipantSpec, dict]],
-        synthesis: dict | None, previous: dict | None,
+        arguments: list[tuple[int, ParticipantSpec, StatementReply]],
+        synthesis: StatementReply | None, previous: StatementReply | None,
     ) -> CallRequest:
         lines = self._header("moderation", round_number, "You moderate this debate.")
         lines += ["Current round arguments:", *self._argument_lines(arguments)]
         if synthesis:
             lines.append(
                 f"The refiner's synthesis: "
-                f"{clipped(synthesis['reasoning'], SHOWN_ARGUMENT_CHARS)}"
+                f"{clipped(synthesis.reasoning, SHOWN_ARGUMENT_CHARS)}"
             )
         if previous:
-            points = previous["details"].get("open_points") or []
+            points = previous.details.get("open_points") or []
             lines.append(
                 f"Your previous evaluation (round {round_number - 1}): confidence "
-                f"{_unit(previous['details']['confidence_0_1'])}, leaning "
-                f"{previous['decision']}; open points: "
+                f"{_unit(previous.details['confidence_0_1'])}, leaning "
+                f"{previous.decision}; open points: "
                 f"{'; '.join(clipped(x, 200) for x in points) or 'none'}."
             )
         lines += [
@@ -382,7 +382,7 @@ class ModeratedProtocol(DebateProtocol):
             history.append(
                 {"arguments": arguments, "synthesis": synthesis, "moderation": moderation}
             )
-            if moderation["details"]["confidence_0_1"] > self.threshold:
+            if moderation.details["confidence_0_1"] > self.threshold:
                 break
         return self._outcome(history)
 
@@ -390,31 +390,31 @@ class ModeratedProtocol(DebateProtocol):
         arguments, evaluations, failures = [], [], []
         for rnd in history:
             for round_number, p, parsed in rnd["arguments"]:
-                if parsed["parse_failed"]:
+                if parsed.parse_failed:
                     failures.append(f"r{round_number}:{p.slug}")
                 arguments.append(
                     moderation_rules.Argument(
-                        agent=p.name, role=p.role, side=parsed["decision"],
+                        agent=p.name, role=p.role, side=parsed.decision,
                         round_number=round_number,
-                        confidence=parsed["details"]["confidence_0_1"],
-                        supporting_evidence=tuple(parsed["details"]["supporting_evidence"]),
+                        confidence=parsed.details["confidence_0_1"],
+                        supporting_evidence=tuple(parsed.details["supporting_evidence"]),
                     )
                 )
             m = rnd["moderation"]
-            number = m["details"]["round_number"]
+            number = m.details["round_number"]
             for role in ("refiner", "moderator"):
                 parsed = rnd["synthesis"] if role == "refiner" else m
-                if parsed and parsed["parse_failed"]:
+                if parsed and parsed.parse_failed:
                     failures.append(f"r{number}:{self.by_role[role].slug}")
             evaluations.append(
                 moderation_rules.Evaluation(
                     round_number=number,
-                    confidence=m["details"]["confidence_0_1"],
-                    pro_quality=m["details"]["pro_quality"],
-                    con_quality=m["details"]["con_quality"],
-                    consensus_reached=m["details"]["consensus_reached"],
-                    leaning=m["decision"],
-                    open_points=tuple(m["details"]["open_points"]),
+                    confidence=m.details["confidence_0_1"],
+                    pro_quality=m.details["pro_quality"],
+                    con_quality=m.details["con_quality"],
+                    consensus_reached=m.details["consensus_reached"],
+                    leaning=m.decision,
+                    open_points=tuple(m.details["open_points"]),
                 )
             )
         decision = moderation_rules.decide(

@@ -36,6 +36,6 @@ def read_stance_choices(text: str) -> list[str]:
     return re.findall(r'"([A-Z_]+)"', found["stances"]) if found else []
 
 
-def position_fields(parsed: dict) -> dict:
-    """A stored result's decision, confidence and risk, as the position lines show them."""
-    return {k: parsed[k] for k in ("decision", "confidence", "risk")}
+def position_fields(reply) -> dict:
+    """A reply's decision, confidence and risk, as the position lines show them."""
+    return {"decision": reply.decision, "confidence": reply.confidence, "risk": reply.risk}

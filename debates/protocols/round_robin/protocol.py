@@ -152,7 +152,7 @@ class RoundRobinProtocol(DebateProtocol):
         self,
         p: ParticipantSpec,
         round_number: int,
-        latest: dict[str, tuple[int, dict]],
+        latest: dict[str, tuple[int, StatementReply]],
         checks: list[round_robin_rules.ConsensusCheck],
     ) -> CallRequest:
         kind = "initial analysis" if round_number == 1 else "debate round"
@@ -178,7 +178,7 @@ class RoundRobinProtocol(DebateProtocol):
                 )
                 lines.append(QUOTE_OPEN)
                 lines.append(
-                    clipped(parsed["reasoning"], SHOWN_REASONING_CHARS) or "(no reasoning given)"
+                    clipped(parsed.reasoning, SHOWN_REASONING_CHARS) or "(no reasoning given)"
                 )
                 lines.append(QUOTE_CLOSE)
         else:
@@ -242,7 +242,7 @@ class RoundRobinProtocol(DebateProtocol):
         return "Initial Analysis" if round_number == 1 else f"Debate Round {round_number}"
 
     def run(self) -> StepGenerator:
-        latest: dict[str, tuple[int, dict]] = {}
+        latest: dict[str, tuple[int, StatementReply]] = {}
         first: dict[str, str] = {}
         checks: list[round_robin_rules.ConsensusCheck] = []
         ps = self.participants
@@ -254,9 +254,9 @@ class RoundRobinProtocol(DebateProtocol):
                     closes_round=i == len(ps) - 1,
                 )
                 latest[p.slug] = (round_number, results[request.key])
-                first.setdefault(p.slug, results[request.key]["decision"])
+                first.setdefault(p.slug, results[request.key].decision)
             check = round_robin_rules.check_consensus(
-                round_number, {p.slug: latest[p.slug][1]["decision"] for p in ps}, self.threshold
+                round_number, {p.slug: latest[p.slug][1].decision for p in ps}, self.threshold
             )
             checks.append(check)
             if check.reached and round_number >= self.min_turns:
@@ -268,11 +268,11 @@ class RoundRobinProtocol(DebateProtocol):
         positions = [
             round_robin_rules.Position(
                 agent=p.name,
-                stance=latest[p.slug][1]["decision"],
-                confidence=latest[p.slug][1]["confidence"],
-                risk=latest[p.slug][1]["risk"],
+                stance=latest[p.slug][1].decision,
+                confidence=latest[p.slug][1].confidence,
+                risk=latest[p.slug][1].risk,
                 turns=last_round,
-                parse_failed=latest[p.slug][1]["parse_failed"],
+                parse_failed=latest[p.slug][1].parse_failed,
             )
             for p in self.participants
         ]
@@ -284,16 +284,16 @@ class RoundRobinProtocol(DebateProtocol):
             max_rounds=self.max_rounds,
             stance_set=self.stance_set,
             changed_position=[
-                p.name for p in self.participants if latest[p.slug][1]["decision"] != first[p.slug]
+                p.name for p in self.participants if latest[p.slug][1].decision != first[p.slug]
             ],
         )
         votes = tuple(
             FinalVote(
                 participant=p.slug,
-                decision=latest[p.slug][1]["decision"],
-                confidence=latest[p.slug][1]["confidence"],
-                risk=latest[p.slug][1]["risk"],
-                reasoning=latest[p.slug][1]["reasoning"],
+                decision=latest[p.slug][1].decision,
+                confidence=latest[p.slug][1].confidence,
+                risk=latest[p.slug][1].risk,
+                reasoning=latest[p.slug][1].reasoning,
                 statement_key=f"r{latest[p.slug][0]}:{p.slug}",
             )
             for p in self.participants

@@ -24,6 +24,6 @@ RECEIVED_CHALLENGE = LineFormat(
 )
 
 
-def position_fields(parsed: dict) -> dict:
-    """A stored result's decision, confidence and risk, as the position lines show them."""
-    return {k: parsed[k] for k in ("decision", "confidence", "risk")}
+def position_fields(reply) -> dict:
+    """A reply's decision, confidence and risk, as the position lines show them."""
+    return {"decision": reply.decision, "confidence": reply.confidence, "risk": reply.risk}

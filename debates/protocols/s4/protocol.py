@@ -149,7 +149,7 @@ class S4Protocol(DebateProtocol):
                 ),
                 f"{challenged.name}'s reasoning:",
                 QUOTE_OPEN,
-                _quoted(theirs.get("reasoning")) or "(no reasoning given)",
+                _quoted(theirs.reasoning) or "(no reasoning given)",
                 QUOTE_CLOSE,
                 "",
                 f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
@@ -176,11 +176,11 @@ class S4Protocol(DebateProtocol):
             if other.slug == p.slug:
                 continue
             c = challenges[f"r2:{other.slug}>{p.slug}"]
-            suggestion = c.get("suggested_decision") or "no decision suggested"
+            suggestion = c.suggested_decision or "no decision suggested"
             received.append(
                 RECEIVED_CHALLENGE.format(
-                    name=other.name, stance=c["stance"], suggestion=suggestion,
-                    argument=_one_line(c["argument"]),
+                    name=other.name, stance=c.stance, suggestion=suggestion,
+                    argument=_one_line(c.argument),
                 )
             )
         user = "\n".join(
@@ -192,7 +192,7 @@ class S4Protocol(DebateProtocol):
                 OWN_POSITION.format(**position_fields(own)),
                 "Your round 1 reasoning:",
                 QUOTE_OPEN,
-                _quoted(own.get("reasoning")) or "(no reasoning given)",
+                _quoted(own.reasoning) or "(no reasoning given)",
                 QUOTE_CLOSE,
                 "Challenges against you:",
                 *received,
@@ -279,10 +279,10 @@ class S4Protocol(DebateProtocol):
         votes = tuple(
             FinalVote(
                 participant=p.slug,
-                decision=revisions[f"r3:{p.slug}"]["decision"],
-                confidence=revisions[f"r3:{p.slug}"]["confidence"],
-                risk=revisions[f"r3:{p.slug}"]["risk"],
-                reasoning=revisions[f"r3:{p.slug}"]["reasoning"],
+                decision=revisions[f"r3:{p.slug}"].decision,
+                confidence=revisions[f"r3:{p.slug}"].confidence,
+                risk=revisions[f"r3:{p.slug}"].risk,
+                reasoning=revisions[f"r3:{p.slug}"].reasoning,
                 statement_key=f"r3:{p.slug}",
             )
             for p in ps
@@ -302,10 +302,10 @@ class S4Protocol(DebateProtocol):
         changed = [
             self.by_slug[p.slug].name
             for p in ps
-            if revisions[f"r3:{p.slug}"]["decision"] != initial[f"r1:{p.slug}"]["decision"]
+            if revisions[f"r3:{p.slug}"].decision != initial[f"r1:{p.slug}"].decision
         ]
         parse_failures = sorted(
-            key for key, r in {**initial, **challenges, **revisions}.items() if r["parse_failed"]
+            key for key, r in {**initial, **challenges, **revisions}.items() if r.parse_failed
         )
         return Outcome(
             votes=votes,
