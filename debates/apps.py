@@ -17,6 +17,7 @@ class DebatesConfig(AppConfig):
         debates as durable work for the sweeper, and the protocols agents may take part in."""
         from agents import services as agent_services
         from debates import runs
+        from debates.protocols import register_offline_responders
         from debates.reviewing.subject import DEBATE
         from debates.services import DEBATES
         from reviews import subjects
@@ -24,3 +25,4 @@ class DebatesConfig(AppConfig):
         subjects.register(DEBATE)
         runs.register(DEBATES)
         agent_services.set_protocol_names(agent_protocol_names)
+        register_offline_responders()

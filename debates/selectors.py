@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
 from debates.live import DebateSoFar, arrange
 from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
+from debates.protocols import presentation_for
 
 
 def debate_detail_queryset() -> QuerySet[Debate]:
@@ -97,88 +98,18 @@ def debate_list(
     return qs
 
 
-def _statement(s: Statement) -> dict[str, Any]:
-    data = {
-        "agent": s.participant.name,
-        "decision": s.decision,
-        "confidence": s.confidence,
-        "risk": s.risk,
-        "reasoning": s.reasoning,
-    }
-    if s.kind == Statement.Kind.REVISION:
-        data["before"] = s.previous_decision
-        data["after"] = s.decision
-        data["changed_position"] = s.changed_position
-    if s.parse_failed:
-        data["parse_failed"] = True
-    if s.notes:
-        data["notes"] = s.notes
-    return data
-
-
-def _step_statement(s: Statement) -> dict[str, Any]:
-    """A statement of a non-S4 protocol: what kind of step, who, the position and the details.
-
-    Confidences are 0-100; the moderated debate's 0-1 confidences are also in `details`."""
-    data = {
-        "step": s.kind,
-        "agent": s.participant.name,
-        "role": s.participant.role,
-        "decision": s.decision,
-        "confidence": s.confidence,
-        "risk": s.risk,
-        "reasoning": s.reasoning,
-        "details": s.details,
-    }
-    if s.previous_decision:
-        data["before"] = s.previous_decision
-        data["changed_position"] = s.changed_position
-    if s.parse_failed:
-        data["parse_failed"] = True
-    if s.notes:
-        data["notes"] = s.notes
-    return data
-
-
-def _rounds_as_they_happened(debate: Debate, statements: list[Statement]) -> list[dict]:
-    by_round: dict[int, list[Statement]] = {}
-    for s in sorted(statements, key=lambda s: (s.round.number, s.call_id or 0)):
-        by_round.setdefault(s.round.number, []).append(s)
-    return [
-        {
-            "number": r.number,
-            "name": r.name,
-            "status": r.status,
-            "statements": [_step_statement(s) for s in by_round.get(r.number, [])],
-        }
-        for r in sorted(debate.rounds.all(), key=lambda r: r.number)
-    ]
-
-
 def debate_export(debate: Debate) -> dict[str, Any]:
-    """The seed-000 logging shape: rounds 1-4 with their data, then the final decision.
+    """The seed-000 logging shape: the rounds, then the final decision.
 
-    Other protocols list their rounds as they happened, each with its statements in the order
-    they were made (`step`: argument, synthesis, moderation, turn ...).
+    The rounds are as the debate's protocol lists them (its presentation): S4 its four rounds
+    with their data; the others their rounds as they happened, each with its statements in the
+    order they were made (`step`: argument, synthesis, moderation, turn ...).
     `debate` should come from `debate_detail_queryset()` so that this makes no queries.
     """
+    presentation = presentation_for(debate.protocol)
     statements = list(debate.statements.all())
-    round_names = {r.number: r.name for r in debate.rounds.all()}
     calls = list(debate.llm_calls.all())
     models = sorted({c.model for c in calls} | {p.model_name for p in debate.participants.all()})
-    analyses = [_statement(s) for s in statements if s.kind == Statement.Kind.ANALYSIS]
-    revisions = [_statement(s) for s in statements if s.kind == Statement.Kind.REVISION]
-    challenges = [
-        {
-            "challenger": c.challenger.name,
-            "challenged": c.challenged.name,
-            "stance": c.stance,
-            "argument": c.argument,
-            "suggested_decision": c.suggested_decision or None,
-            **({"parse_failed": True} if c.parse_failed else {}),
-        }
-        for c in debate.challenges.all()
-    ]
     votes = [
         {
             "agent": v.participant.name,
@@ -203,14 +134,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
         ],
         "models": models,
         "options": debate.options,
-        "rounds": [
-            {"number": 1, "name": round_names.get(1, "Initial Analysis"), "data": analyses},
-            {"number": 2, "name": round_names.get(2, "Challenge Round"), "data": challenges},
-            {"number": 3, "name": round_names.get(3, "Revision Round"), "data": revisions},
-            {"number": 4, "name": round_names.get(4, "Final Voting"), "votes": votes},
-        ]
-        if debate.protocol == "s4"
-        else _rounds_as_they_happened(debate, statements),
+        "rounds": presentation.export_rounds(debate, statements, votes),
         "final_decision": {
             "decision": debate.decision or None,
             "effective_decision": debate.effective_decision or None,
@@ -234,7 +158,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
         "completed_at": debate.completed_at.isoformat() if debate.completed_at else None,
         "error": debate.error or None,
     }
-    if debate.protocol != "s4":
+    if presentation.export_final_positions:
         export["final_positions"] = votes
     if any(is_offline_model(m) for m in models):
         export["notice"] = f"Produced by the {OFFLINE_NOTICE}."

@@ -25,7 +25,13 @@ from debates.protocols import (
     get_protocol,
     resolve_protocol,
 )
-from debates.protocols.base import CallRequest, Outcome, ParticipantSpec
+from debates.protocols.base import (
+    CallRequest,
+    ChallengeReply,
+    Outcome,
+    ParticipantSpec,
+    Results,
+)
 from debates.reviewing.items import (
     failure_items_close_for_rerun,
     review_item_for_failure,
@@ -263,9 +269,11 @@ class _DebateRunner:
             rnd.completed_at = timezone.now()
             rnd.save(update_fields=["status", "completed_at"])
 
-    def _run_step(self, step) -> dict[str, dict]:
+    def _run_step(self, step) -> Results:
         rnd = self._round(step.round_number, step.round_name)
-        results = {c.key: self.done[c.key] for c in step.calls if c.key in self.done}
+        results = {
+            c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
+        }
         todo = [c for c in step.calls if c.key not in self.done]
         if todo:
             self._mark_pending(todo)
@@ -323,26 +331,25 @@ class _DebateRunner:
     @transaction.atomic
     def _store(
         self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]]
-    ) -> dict[str, dict]:
+    ) -> Results:
         """Store replies: each call's record, and the statement or challenge it made."""
+        replies: Results = {}
         stored: dict[str, dict] = {}
         calls, challenges, statements = [], [], []
         for request, response in answered:
-            parsed = self.protocol.parse(request, response.content)
+            reply = self.protocol.parse(request, response.content)
+            parsed = reply.as_json()
             call_id = self.call_ids[request.key]
             calls.append(
                 LLMCall(
                     pk=call_id,
                     **LLMCall.done_fields(
-                        response,
-                        parsed=parsed,
-                        parse_failed=bool(parsed.get("parse_failed")),
-                        error=parsed.get("error", ""),
+                        response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
                     ),
                 )
             )
             participant = self.participants[request.participant]
-            if request.step == "challenge":
+            if isinstance(reply, ChallengeReply):
                 challenges.append(
                     Challenge(
                         debate=self.debate,
@@ -350,10 +357,10 @@ class _DebateRunner:
                         challenger=participant,
                         challenged=self.participants[request.target],
                         call_id=call_id,
-                        stance=parsed["stance"],
-                        argument=parsed["argument"],
-                        suggested_decision=parsed["suggested_decision"],
-                        parse_failed=parsed["parse_failed"],
+                        stance=reply.stance,
+                        argument=reply.argument,
+                        suggested_decision=reply.suggested_decision,
+                        parse_failed=reply.parse_failed,
                     )
                 )
             else:
@@ -367,22 +374,23 @@ class _DebateRunner:
                         participant=participant,
                         call_id=call_id,
                         kind=request.step,
-                        decision=parsed["decision"],
-                        confidence=parsed["confidence"],
-                        risk=parsed["risk"],
-                        reasoning=parsed["reasoning"],
+                        decision=reply.decision,
+                        confidence=reply.confidence,
+                        risk=reply.risk,
+                        reasoning=reply.reasoning,
                         previous_decision=previous,
-                        parse_failed=parsed["parse_failed"],
-                        notes=parsed.get("notes", []),
-                        details=parsed.get("details", {}),
+                        parse_failed=reply.parse_failed,
+                        notes=list(reply.notes),
+                        details=dict(reply.details or {}),
                     )
                 )
             stored[request.key] = parsed
+            replies[request.key] = reply
         LLMCall.objects.bulk_update(calls, LLMCall.DONE_FIELDS)
         Challenge.objects.bulk_create(challenges)
         Statement.objects.bulk_create(statements)
         self.done.update(stored)
-        return stored
+        return replies
 
     def _finish(self, outcome: Outcome) -> None:
         debate = self.debate
@@ -420,7 +428,7 @@ class _DebateRunner:
                 tokens_out=Coalesce(Sum("tokens_out"), 0),
                 cost=Coalesce(Sum("cost_usd"), Decimal(0)),
             )
-            metadata = {**debate.metadata, **outcome.decision.metadata, **outcome.extra}
+            metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
             finished = Debate.objects.filter(
@@ -430,7 +438,7 @@ class _DebateRunner:
                 decision=outcome.decision.decision,
                 reasoning=outcome.decision.reasoning,
                 metadata=metadata,
-                consensus_type=outcome.decision.metadata.get("consensus_type") or "",
+                consensus_type=outcome.decision.consensus_type,
                 tokens_in=totals["tokens_in"],
                 tokens_out=totals["tokens_out"],
                 cost_usd=totals["cost"],

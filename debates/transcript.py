@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 import re
-import textwrap
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
-from debates.models import Debate, Statement
-
-WIDTH = 96
-VOTE_ORDER = ("ACT", "WARN", "REFUSE", "VETO")
-
-
-def _wrap(text: str, indent: str = "    ") -> str:
-    return textwrap.fill(
-        " ".join(text.split()), width=WIDTH, initial_indent=indent, subsequent_indent=indent
-    )
-
-
-def _position(s) -> str:
-    return f"{s.decision:<6} confidence {s.confidence:>3g}  risk {s.risk:>3g}"
+from debates.models import Debate
+from debates.protocols import presentation_for
+from debates.protocols.presentation import WIDTH
+from debates.protocols.presentation import wrap as _wrap
 
 
 def render_text(debate: Debate) -> str:
@@ -46,10 +35,8 @@ def render_text(debate: Debate) -> str:
                    f"\"{finding['excerpt']}\"")
     out.append("=" * WIDTH)
 
-    if debate.protocol == "s4":
-        out.extend(_s4_rounds(debate, statements, rounds))
-    else:
-        out.extend(_rounds_as_they_happened(debate, statements, rounds))
+    presentation = presentation_for(debate.protocol)
+    out.extend(presentation.text_rounds(debate, statements, rounds))
 
     out.append("")
     out.append("=" * WIDTH)
@@ -60,12 +47,7 @@ def render_text(debate: Debate) -> str:
             out.append(f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
                        f"{debate.decision})")
         out.append(_wrap(debate.reasoning, indent="  "))
-        if md.get("rule") == "confidence_weighted":
-            out.extend(_moderated_summary(md))
-        elif md.get("rule") == "round_robin_consensus":
-            out.extend(_round_robin_summary(md))
-        else:
-            out.extend(_s4_summary(md))
+        out.extend(presentation.text_summary(md))
         if md.get("review_reasons"):
             out.append("  goes to review: " + ", ".join(md["review_reasons"]))
     else:
@@ -77,159 +59,6 @@ def render_text(debate: Debate) -> str:
     )
     out.append("=" * WIDTH)
     return "\n".join(out)
-
-
-def _s4_rounds(debate: Debate, statements: list[Statement], rounds: dict[int, str]) -> list[str]:
-    out = [f"\nRound 1: {rounds.get(1, 'Initial Analysis')}"]
-    for s in statements:
-        if s.kind == Statement.Kind.ANALYSIS:
-            flag = "  [PARSE FAILURE: fail-safe REFUSE]" if s.parse_failed else ""
-            out.append(f"  {s.participant.name:<16} {_position(s)}{flag}")
-            out.append(_wrap(s.reasoning))
-
-    out.append(f"\nRound 2: {rounds.get(2, 'Challenge Round')}")
-    for c in debate.challenges.all():
-        label = "AGREES WITH" if c.stance == "agree" else "CHALLENGES"
-        out.append(f"  {c.challenger.name} {label} {c.challenged.name}")
-        out.append(_wrap(c.argument))
-
-    out.append(f"\nRound 3: {rounds.get(3, 'Revision Round')}")
-    for s in statements:
-        if s.kind == Statement.Kind.REVISION:
-            change = (
-                f"CHANGED {s.previous_decision} -> {s.decision}"
-                if s.changed_position
-                else f"kept {s.decision}"
-            )
-            out.append(f"  {s.participant.name:<16} {_position(s)}  ({change})")
-            out.append(_wrap(s.reasoning))
-            for note in s.notes:
-                out.append(_wrap(f"note: {note}", indent="      "))
-
-    out.append(f"\nRound 4: {rounds.get(4, 'Final Voting')}")
-    for v in debate.votes.all():
-        out.append(f"  {v.participant.name:<16} {_position(v)}")
-
-    return out
-
-
-def _s4_summary(md: dict) -> list[str]:
-    breakdown = md.get("vote_breakdown", {})
-    agreement = md.get("agreement_percentage")
-    out = [
-        f"  agreement {'n/a' if agreement is None else f'{agreement}%'}  "
-        f"consensus {md.get('consensus_type')}  max risk {md.get('max_risk')}  "
-        f"avg confidence {md.get('avg_confidence')}  "
-        f"veto {'yes' if md.get('veto_applied') else 'no'}",
-        "  votes " + ", ".join(f"{k} {breakdown[k]}" for k in VOTE_ORDER if k in breakdown),
-    ]
-    if md.get("changed_position"):
-        out.append("  changed position: " + ", ".join(md["changed_position"]))
-    return out
-
-
-def _unit(value: float) -> str:
-    return f"{value / 100:.2f}"
-
-
-def _statement_lines(s: Statement) -> list[str]:
-    name = f"{s.participant.name:<18}"
-    flag = "  [PARSE FAILURE: no weight]" if s.parse_failed else ""
-    d = s.details or {}
-    if s.kind == Statement.Kind.ARGUMENT:
-        out = [f"  {name} argues {s.decision:<8} confidence {_unit(s.confidence)}{flag}",
-               _wrap(s.reasoning)]
-        out += [_wrap(f"evidence: {item}", indent="      ") for item in
-                d.get("supporting_evidence", [])]
-        return out
-    if s.kind == Statement.Kind.SYNTHESIS:
-        out = [f"  {name} synthesis, confidence {_unit(s.confidence)}{flag}", _wrap(s.reasoning)]
-        for label in ("agreements", "disagreements", "resolution_paths", "open_questions"):
-            if d.get(label):
-                out.append(_wrap(f"{label.replace('_', ' ')}: {'; '.join(d[label])}",
-                                 indent="      "))
-        return out
-    if s.kind == Statement.Kind.MODERATION:
-        quality = " / ".join(
-            f"{side} {'n/a' if d.get(key) is None else f'{d[key]:.2f}'}"
-            for side, key in (("pro", "pro_quality"), ("con", "con_quality"))
-        )
-        out = [
-            f"  {name} evaluates: quality {quality}; leaning {s.decision}; consensus "
-            f"{'yes' if d.get('consensus_reached') else 'no'}; confidence "
-            f"{_unit(s.confidence)}{flag}",
-            _wrap(s.reasoning),
-        ]
-        out += [_wrap(f"open point: {point}", indent="      ") for point in
-                d.get("open_points", [])]
-        return out
-    change = ""
-    if s.previous_decision:
-        change = (f"  (changed {s.previous_decision} -> {s.decision})" if s.changed_position
-                  else f"  (kept {s.decision})")
-    risk = "" if s.risk is None else f"  risk {s.risk:>3g}"
-    flag = "  [PARSE FAILURE: counts as no stance]" if s.parse_failed else ""
-    out = [f"  {name} {s.decision:<7} confidence {s.confidence:>3g}{risk}{change}{flag}",
-           _wrap(s.reasoning)]
-    out += [_wrap(f"note: {note}", indent="      ") for note in s.notes]
-    return out
-
-
-def _rounds_as_they_happened(
-    debate: Debate, statements: list[Statement], rounds: dict[int, str]
-) -> list[str]:
-    """Every round with its statements in the order they were made."""
-    out: list[str] = []
-    by_round: dict[int, list[Statement]] = {}
-    for s in sorted(statements, key=lambda s: (s.round.number, s.call_id or 0)):
-        by_round.setdefault(s.round.number, []).append(s)
-    for number in sorted(rounds):
-        out.append(f"\nRound {number}: {rounds[number]}")
-        for s in by_round.get(number, []):
-            out.extend(_statement_lines(s))
-    votes = list(debate.votes.all())
-    if votes:
-        out.append("\nFinal positions")
-        for v in votes:
-            out.append(f"  {v.participant.name:<18} {_position(v)}")
-    return out
-
-
-def _moderated_summary(md: dict) -> list[str]:
-    ratio = md.get("strength_ratio")
-    confidences = ", ".join(f"{c:g}" for c in md.get("moderator_confidence_by_round", []))
-    out = [
-        f"  pro strength {md.get('pro_strength')}  con strength {md.get('con_strength')}  "
-        f"ratio {'n/a' if ratio is None else ratio} (more than {md.get('margin_required')}x "
-        f"needed)  decision confidence {md.get('decision_confidence')}",
-        f"  consensus {md.get('consensus_type')}  moderator confidence by round: {confidences} "
-        f"(stops above {md.get('consensus_threshold')}); {md.get('rounds_run')} of "
-        f"{md.get('max_rounds')} rounds",
-    ]
-    if md.get("open_points"):
-        out.append(_wrap("open points: " + "; ".join(md["open_points"]), indent="  "))
-    return out
-
-
-def _round_robin_summary(md: dict) -> list[str]:
-    participation = md.get("agent_participation", {})
-    order = md.get("speaking_order") or sorted(participation)
-    turns = ", ".join(f"{a} {participation[a]}" for a in order if a in participation)
-    if md.get("consensus_reached"):
-        consensus = (f"reached after round {md.get('consensus_round')} (first in round "
-                     f"{md.get('first_consensus_round')})")
-    else:
-        consensus = "not reached"
-    breakdown = ", ".join(f"{k} {v}" for k, v in md.get("stance_breakdown", {}).items())
-    out = [
-        f"  consensus {consensus}; share {md.get('agreement_share', 0):.0%} of agents "
-        f"(needs {md.get('consensus_threshold', 0):.0%}); stances {breakdown or 'none'}",
-        f"  turns: {turns}; {md.get('total_rounds')} rounds, {md.get('total_turns')} turns "
-        f"(at least {md.get('min_turns_per_agent')} each, at most {md.get('max_rounds')} rounds)",
-    ]
-    if md.get("changed_position"):
-        out.append("  changed position: " + ", ".join(md["changed_position"]))
-    return out
 
 
 # --- Markdown -----------------------------------------------------------------------------------
@@ -329,9 +158,8 @@ def render_markdown(debate: Debate) -> str:
         out.append(f"- Defense: suspected prompt injection ({_md(finding.get('kind', ''))}): "
                    f"\"{_md(finding.get('excerpt', ''))}\"")
     out.append("")
-    vote_label = "Final vote" if debate.protocol == "s4" else "Final position"
     for view in so_far.rounds:
-        out += _md_round(view, vote_label=vote_label)
+        out += _md_round(view, vote_label=so_far.vote_label)
 
     if debate.status == Debate.Status.COMPLETED:
         out += [f"## Decision: {debate.effective_decision}", ""]

@@ -1,23 +1,35 @@
 """The protocol registry: every way to debate the service knows, by name.
 
+Each protocol is a package here (`s4/`, `moderated/`, `round_robin/`) holding its steps, rules,
+reply parsing, offline responders and presentation behind `base.DebateProtocol`; adding one is
+adding a package and a line to `PROTOCOLS` below.
+
 Everything that offers a choice of protocol (the CLI, the admin, the API, the pages) reads
 `PROTOCOLS` or `protocol_catalog()`; `debate_create` validates options with
 `effective_options` and resolves `auto` with `resolve_protocol`, so the stored protocol is
-always a concrete one.
+always a concrete one. The live page, transcripts and export ask `presentation_for`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from debates.protocols.base import OptionError, ProtocolError, describe_options, validate_options
+from agents import responders
+from debates.protocols.base import (
+    DebateProtocol,
+    OptionError,
+    ProtocolError,
+    describe_options,
+    validate_options,
+)
 from debates.protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
+from debates.protocols.presentation import Presentation
 from debates.protocols.round_robin import RoundRobinProtocol
 from debates.protocols.s4 import S4Protocol
 from debates.protocols.selection import ProtocolChoice, choose_protocol
 
 
-class AutoProtocol:
+class AutoProtocol(DebateProtocol):
     """Not a debate of its own: picks `round_robin` or `s4` from the question (seed 004's
     trigger keywords) when the debate is created, and records the choice and why."""
 
@@ -38,8 +50,14 @@ class AutoProtocol:
     def __init__(self, **kwargs):
         raise ProtocolError("'auto' is resolved to a concrete protocol when a debate is created.")
 
+    def run(self):  # pragma: no cover - never instantiated
+        raise ProtocolError("'auto' does not run")
 
-PROTOCOLS = {
+    def parse(self, request, raw):  # pragma: no cover - never instantiated
+        raise ProtocolError("'auto' does not run")
+
+
+PROTOCOLS: dict[str, type[DebateProtocol]] = {
     cls.name: cls
     for cls in (
         S4Protocol,
@@ -62,7 +80,7 @@ def get_protocol(name: str):
 def resolve_protocol(name: str, query: str) -> tuple[type, ProtocolChoice | None]:
     """The concrete protocol class for `name`; for `auto`, also the choice and its reason."""
     cls = get_protocol(name)
-    if getattr(cls, "is_selector", False):
+    if cls.is_selector:
         choice = choose_protocol(query)
         return PROTOCOLS[choice.chosen], choice
     return cls, None
@@ -71,10 +89,20 @@ def resolve_protocol(name: str, query: str) -> tuple[type, ProtocolChoice | None
 def effective_options(protocol_cls, options: dict[str, Any] | None) -> dict[str, Any]:
     """Options checked and converted, with every default filled in. Raises `OptionError`."""
     effective = validate_options(protocol_cls.options_schema, options, protocol=protocol_cls.name)
-    check = getattr(protocol_cls, "check_options", None)
-    if check is not None:
-        check(effective)
+    protocol_cls.check_options(effective)
     return effective
+
+
+def presentation_for(name: str) -> Presentation:
+    """How debates of protocol `name` are shown (a neutral default for an unknown name)."""
+    cls = PROTOCOLS.get(name)
+    return cls.presentation if cls is not None else Presentation()
+
+
+def register_offline_responders() -> None:
+    """Teach the offline model every protocol's steps (called once, when Django starts)."""
+    for cls in PROTOCOLS.values():
+        responders.register(cls.offline_responders)
 
 
 def protocol_catalog() -> list[dict[str, Any]]:
@@ -83,12 +111,12 @@ def protocol_catalog() -> list[dict[str, Any]]:
         {
             "name": cls.name,
             "label": cls.label,
-            "description": getattr(cls, "description", ""),
+            "description": cls.description,
             "decisions": list(cls.decisions),
             "min_participants": cls.min_participants,
             "max_participants": cls.max_participants,
             "options": describe_options(cls.options_schema),
-            "selector": getattr(cls, "is_selector", False),
+            "selector": cls.is_selector,
         }
         for cls in PROTOCOLS.values()
     ]
@@ -96,10 +124,13 @@ def protocol_catalog() -> list[dict[str, Any]]:
 
 __all__ = [
     "PROTOCOLS",
+    "DebateProtocol",
     "OptionError",
     "ProtocolError",
     "effective_options",
     "get_protocol",
+    "presentation_for",
     "protocol_catalog",
+    "register_offline_responders",
     "resolve_protocol",
 ]

@@ -2,17 +2,21 @@
 
 A protocol is plain Python. It is a generator of `Step`s: each step is a set of LLM calls that
 do not depend on each other (the runner makes them concurrently); the runner sends back the
-parsed result of every call in the step, keyed by `CallRequest.key`, and the protocol decides
-what to ask next. It knows nothing of Django, Celery or the gateway, so it can be driven by a
-scripted LLM in a test, and a re-run can feed it stored results instead of new calls.
+typed reply of every call in the step (`StatementReply` or `ChallengeReply`, as the protocol's
+`parse` read it), keyed by `CallRequest.key`, and the protocol decides what to ask next. It
+knows nothing of Django, Celery or the gateway, so it can be driven by a scripted LLM in a
+test, and a re-run can feed it stored replies (`load`) instead of new calls.
 """
 
 from __future__ import annotations
 
+import abc
 import math
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
+
+from debates.protocols.presentation import Presentation
 
 
 @dataclass(frozen=True)
@@ -66,13 +70,93 @@ class FinalVote:
     statement_key: str | None = None
 
 
+@dataclass(frozen=True)
+class StatementReply:
+    """A reply that takes a position (an analysis, an argument, a turn ...): stored as a
+    `Statement` of the call's step. `details` holds what only its protocol has (evidence,
+    scores ...); `as_json()` is the call's stored result, which a re-run reads back."""
+
+    decision: str
+    confidence: float
+    risk: float | None
+    reasoning: str
+    parse_failed: bool
+    error: str = ""
+    notes: tuple[str, ...] = ()
+    details: Mapping[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "decision": self.decision,
+            "confidence": self.confidence,
+            "risk": self.risk,
+            "reasoning": self.reasoning,
+            "parse_failed": self.parse_failed,
+            "error": self.error,
+            "notes": list(self.notes),
+        }
+        if self.details is not None:
+            data["details"] = dict(self.details)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StatementReply:
+        """The reply back from its stored result (a re-run resumes from these)."""
+        return cls(
+            decision=data["decision"],
+            confidence=data["confidence"],
+            risk=data["risk"],
+            reasoning=data["reasoning"],
+            parse_failed=data["parse_failed"],
+            error=data.get("error", ""),
+            notes=tuple(data.get("notes", ())),
+            details=data.get("details"),
+        )
+
+
+@dataclass(frozen=True)
+class ChallengeReply:
+    """A reply that challenges (or agrees with) the call's `target`: stored as a `Challenge`."""
+
+    stance: str
+    argument: str
+    suggested_decision: str
+    parse_failed: bool
+    error: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "stance": self.stance,
+            "argument": self.argument,
+            "suggested_decision": self.suggested_decision,
+            "parse_failed": self.parse_failed,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChallengeReply:
+        return cls(
+            stance=data["stance"],
+            argument=data["argument"],
+            suggested_decision=data["suggested_decision"],
+            parse_failed=data["parse_failed"],
+            error=data.get("error", ""),
+        )
+
+
+Reply = StatementReply | ChallengeReply
+
+
 class DecisionResult(Protocol):
-    """What a protocol's rules return (`rules.Decision`, `moderation_rules.ModeratedDecision`,
-    `round_robin_rules.RoundRobinDecision`); `decision` is one of the protocol's `decisions`."""
+    """What a protocol's rules return (each package's `rules.decide`); `decision` is one of the
+    protocol's `decisions`, `consensus_type` how it was reached, `metadata` the audit record."""
 
     decision: str
     reasoning: str
     metadata: dict
+
+    @property
+    def consensus_type(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -83,13 +167,71 @@ class Outcome:
     final_round_name: str
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def metadata(self, stored: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The debate's metadata: what was `stored` before it ran, the rules' audit record and
+        what the protocol adds (`extra`)."""
+        return {**(stored or {}), **self.decision.metadata, **self.extra}
 
-Results = dict[str, dict[str, Any]]
+
+#: What a step's calls returned, by call key.
+Results = dict[str, Reply]
 StepGenerator = Generator[Step, Results, Outcome]
 
 
 class ProtocolError(ValueError):
     """The protocol cannot run with what it was given (e.g. too few participants)."""
+
+
+class DebateProtocol(abc.ABC):
+    """One way to debate. A protocol is plain Python: given the question and the participants
+    it yields `Step`s of calls (`run`), reads each reply into a typed `Reply` (`parse`) and
+    returns an `Outcome`. Its package also holds its decision rules, its reply parsing, its
+    offline responders and its `presentation`. The registry (`debates.protocols`) lists the
+    concrete classes; nothing else needs to know them.
+    """
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    description: ClassVar[str] = ""
+    decisions: ClassVar[tuple[str, ...]]
+    min_participants: ClassVar[int]
+    max_participants: ClassVar[int]
+    options_schema: ClassVar[dict[str, Any]] = {}
+    #: Not a protocol of its own: resolved to a concrete one when a debate is created.
+    is_selector: ClassVar[bool] = False
+    #: How its debates are shown (live page, transcripts, export).
+    presentation: ClassVar[Presentation] = Presentation()
+    #: The offline model's scripted answer for each of its steps (see `agents.responders`).
+    offline_responders: ClassVar[Mapping[str, Callable[..., str]]] = {}
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> None:
+        """Rules across options, once each option is valid alone. Raises `OptionError`."""
+        return None
+
+    @abc.abstractmethod
+    def __init__(
+        self,
+        *,
+        query: str,
+        participants: list[ParticipantSpec],
+        complex_query: bool = False,
+        options: dict[str, Any] | None = None,
+    ): ...
+
+    @abc.abstractmethod
+    def run(self) -> StepGenerator:
+        """Yield steps, receive each step's replies (by call key), return the outcome."""
+
+    @abc.abstractmethod
+    def parse(self, request: CallRequest, raw: str) -> Reply:
+        """Read one reply. Never raises on what a model wrote."""
+
+    def load(self, request: CallRequest, stored: Mapping[str, Any]) -> Reply:
+        """A reply stored by an earlier run (`Reply.as_json()`), for a re-run to resume."""
+        if request.target is not None:
+            return ChallengeReply.from_json(stored)
+        return StatementReply.from_json(stored)
 
 
 # --- options ------------------------------------------------------------------------------------

@@ -1,9 +1,18 @@
-"""Prompt pieces every protocol shares: the system message and agent text quoted safely."""
+"""Prompt pieces every protocol shares: the system message, agent text quoted safely, and
+`LineFormat`, a prompt line its protocol writes and its offline responder reads back."""
 
 from __future__ import annotations
 
+import re
+import string
+from typing import Any
+
 from debates.defense import QUERY_DATA_INSTRUCTION, neutralise_query_tags
 from debates.protocols.base import ParticipantSpec
+
+#: Agent-written text shown in a prompt stands between these lines (see `quoted`).
+QUOTE_OPEN, QUOTE_CLOSE = "<<<", ">>>"
+QUOTED_BLOCK = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 
 
 def quoted(text: str) -> str:
@@ -33,3 +42,37 @@ def system_message(p: ParticipantSpec, *extra: str) -> dict[str, str]:
     lines.extend(extra)
     lines.append(QUERY_DATA_INSTRUCTION)
     return {"role": "system", "content": "\n".join(lines)}
+
+
+class LineFormat:
+    """A line of a prompt that a protocol writes and its offline responder reads back.
+
+    The template is a `str.format` template; each field may name the pattern its value matches
+    when the line is read (``.+?`` otherwise). Writing and reading from the one template keeps
+    the prompt and the scripted responder in step: change the wording here and both follow.
+    A line is matched from its start (`search`, `findall`); `whole_line` also pins its end.
+    """
+
+    def __init__(
+        self, template: str, *, whole_line: bool = False, flags: int = 0, **patterns: str
+    ):
+        self.template = template
+        parts = ["^"]
+        for literal, name, _spec, _conversion in string.Formatter().parse(template):
+            parts.append(re.escape(literal))
+            if name is not None:
+                parts.append(f"(?P<{name}>{patterns.get(name, '.+?')})")
+        if whole_line:
+            parts.append("$")
+        self.pattern = re.compile("".join(parts), re.M | flags)
+
+    def format(self, **values: Any) -> str:
+        return self.template.format(**values)
+
+    def search(self, text: str) -> dict[str, str] | None:
+        """The fields of the first such line in `text`, as written; None without one."""
+        match = self.pattern.search(text)
+        return match.groupdict() if match else None
+
+    def findall(self, text: str) -> list[dict[str, str]]:
+        return [m.groupdict() for m in self.pattern.finditer(text)]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.moderation_rules import (
+from debates.protocols.moderated.rules import (
     EVIDENCE_BASE,
     NEUTRAL_QUALITY,
     PLAIN_ITEM_SCORE,

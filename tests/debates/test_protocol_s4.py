@@ -126,7 +126,7 @@ class Transcript:
     steps: list[Step]
     requests: dict[str, CallRequest]
     replies: dict[str, str]
-    results: dict[str, dict[str, Any]]
+    results: dict[str, dict[str, Any]]  # each reply as it is stored
     outcome: Outcome
 
     def user_prompt(self, key: str) -> str:
@@ -157,7 +157,7 @@ def run_debate(protocol: S4Protocol, llm: Callable[[CallRequest], str]) -> Trans
             requests[call.key] = call
             replies[call.key] = llm(call)
             parsed[call.key] = protocol.parse(call, replies[call.key])
-        results.update(parsed)
+        results.update({key: reply.as_json() for key, reply in parsed.items()})
         try:
             step = generator.send(parsed)
         except StopIteration as stop:

@@ -7,8 +7,9 @@ from unittest import mock
 import pytest
 
 from agents import gateway
-from debates import rules, services
+from debates import services
 from debates.models import Debate
+from debates.protocols.s4 import rules
 from tests.factories import CompletedDebateFactory, StaffFactory, UserFactory
 
 SPLIT = "Is Bitcoin a good investment?"

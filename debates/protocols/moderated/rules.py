@@ -151,6 +151,11 @@ class ModeratedDecision:
         if self.decision not in DECISIONS:
             raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
 
+    @property
+    def consensus_type(self) -> str:
+        """How the decision was reached, as the audit metadata records it."""
+        return self.metadata.get("consensus_type") or ""
+
 
 def _norm(item: str) -> str:
     return " ".join(item.split()).lower()

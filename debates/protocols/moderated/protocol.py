@@ -18,7 +18,7 @@ mitigation), a critic (fallacies, missing evidence, bias) and a refiner (synthes
   3. the moderator evaluates this round's arguments and the synthesis.
 Up to 3 rounds.
 
-Either way a round costs three LLM latencies. `debates.moderation_rules.decide` turns the
+Either way a round costs three LLM latencies. `rules.decide` (in this package) turns the
 arguments and evaluations into SUPPORT / OPPOSE / UNCERTAIN. Replies give confidences on the
 0..1 scale; stored statements hold them x100 (0..100) like every other confidence.
 """
@@ -28,20 +28,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.parsing import parse_argument, parse_moderation, parse_synthesis
-from debates import moderation_rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    DebateProtocol,
     OptionError,
     Outcome,
     ParticipantSpec,
     ProtocolError,
+    StatementReply,
     Step,
     StepGenerator,
     validate_options,
 )
+from debates.protocols.moderated import offline
+from debates.protocols.moderated import rules as moderation_rules
+from debates.protocols.moderated.formats import ARGUMENT, STEP_LINE
+from debates.protocols.moderated.parsing import parse_argument, parse_moderation, parse_synthesis
+from debates.protocols.moderated.presentation import ModeratedPresentation
 from debates.protocols.prompting import clipped, system_message
 
 #: What each debating role is asked to do (the seed's prompts, in our words).
@@ -99,7 +104,7 @@ def _unit(value: float) -> str:
     return f"{value:.2f}"
 
 
-class ModeratedProtocol:
+class ModeratedProtocol(DebateProtocol):
     name = "moderated"
     label = "Moderated: proponent, opponent and moderator (up to 2 rounds)"
     description = (
@@ -123,6 +128,8 @@ class ModeratedProtocol:
         },
         "model": MODEL_OPTION,
     }
+    presentation = ModeratedPresentation()
+    offline_responders = offline.RESPONDERS
 
     def __init__(
         self,
@@ -167,27 +174,29 @@ class ModeratedProtocol:
 
     def _header(self, step: str, round_number: int, brief: str) -> list[str]:
         return [
-            f"STEP: {step} (round {round_number} of at most {self.max_rounds}). {brief}",
+            STEP_LINE.format(
+                step=step, round_number=round_number, max_rounds=self.max_rounds, brief=brief
+            ),
             "The proposition:",
             wrap_query_as_data(self.query),
             "",
         ]
 
     def _argument_lines(
-        self, arguments: Sequence[tuple[int, ParticipantSpec, dict]]
+        self, arguments: Sequence[tuple[int, ParticipantSpec, StatementReply]]
     ) -> list[str]:
         lines = []
         for round_number, p, parsed in arguments:
-            details = parsed["details"]
+            details = parsed.details
             evidence = details.get("supporting_evidence") or []
             lines.append(
-                f"- Round {round_number}, {p.name} ({p.role}, side {parsed['decision']}, "
-                f"confidence {_unit(details['confidence_0_1'])}, "
-                f"{len(evidence)} evidence item{'s' if len(evidence) != 1 else ''}):"
+                ARGUMENT.format(
+                    round_number=round_number, name=p.name, role=p.role,
+                    side=parsed.decision, confidence=_unit(details["confidence_0_1"]),
+                    evidence=len(evidence), plural="s" if len(evidence) != 1 else "",
+                    text=clipped(parsed.reasoning, SHOWN_ARGUMENT_CHARS) or "(no argument)",
+                )
             )
-            lines.append("<<<")
-            lines.append(clipped(parsed["reasoning"], SHOWN_ARGUMENT_CHARS) or "(no argument)")
-            lines.append(">>>")
             for item in evidence:
                 lines.append(f"  evidence: {clipped(item, 200)}")
         return lines
@@ -202,9 +211,9 @@ class ModeratedProtocol:
         if last.get("synthesis"):
             lines.append(
                 f"The refiner's synthesis of round {upto - 1}: "
-                f"{clipped(last['synthesis']['reasoning'], SHOWN_ARGUMENT_CHARS)}"
+                f"{clipped(last['synthesis'].reasoning, SHOWN_ARGUMENT_CHARS)}"
             )
-        points = last["moderation"]["details"].get("open_points") or []
+        points = last["moderation"].details.get("open_points") or []
         if points:
             lines.append(f"The moderator's open points after round {upto - 1}:")
             lines.extend(f"- {clipped(point, 200)}" for point in points)
@@ -212,7 +221,7 @@ class ModeratedProtocol:
 
     def argument_request(
         self, p: ParticipantSpec, round_number: int, history: list[dict],
-        this_round: Sequence[tuple[int, ParticipantSpec, dict]] = (),
+        this_round: Sequence[tuple[int, ParticipantSpec, StatementReply]] = (),
     ) -> CallRequest:
         stance, task = ROLE_BRIEFS[p.role]
         lines = self._header("argument", round_number, stance)
@@ -231,7 +240,7 @@ class ModeratedProtocol:
 
     def synthesis_request(
         self, p: ParticipantSpec, round_number: int,
-        arguments: list[tuple[int, ParticipantSpec, dict]],
+        arguments: list[tuple[int, ParticipantSpec, StatementReply]],
     ) -> CallRequest:
         lines = self._header("synthesis", round_number, "You synthesise this round's arguments.")
         lines += ["Current round arguments:", *self._argument_lines(arguments), ""]
@@ -245,22 +254,22 @@ class ModeratedProtocol:
 
     def moderation_request(
         self, p: ParticipantSpec, round_number: int,
-        arguments: list[tuple[int, ParticipantSpec, dict]],
-        synthesis: dict | None, previous: dict | None,
+        arguments: list[tuple[int, ParticipantSpec, StatementReply]],
+        synthesis: StatementReply | None, previous: StatementReply | None,
     ) -> CallRequest:
         lines = self._header("moderation", round_number, "You moderate this debate.")
         lines += ["Current round arguments:", *self._argument_lines(arguments)]
         if synthesis:
             lines.append(
                 f"The refiner's synthesis: "
-                f"{clipped(synthesis['reasoning'], SHOWN_ARGUMENT_CHARS)}"
+                f"{clipped(synthesis.reasoning, SHOWN_ARGUMENT_CHARS)}"
             )
         if previous:
-            points = previous["details"].get("open_points") or []
+            points = previous.details.get("open_points") or []
             lines.append(
                 f"Your previous evaluation (round {round_number - 1}): confidence "
-                f"{_unit(previous['details']['confidence_0_1'])}, leaning "
-                f"{previous['decision']}; open points: "
+                f"{_unit(previous.details['confidence_0_1'])}, leaning "
+                f"{previous.decision}; open points: "
                 f"{'; '.join(clipped(x, 200) for x in points) or 'none'}."
             )
         lines += [
@@ -290,7 +299,7 @@ class ModeratedProtocol:
             notes.append(note)
         return round(value, 4)
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
+    def parse(self, request: CallRequest, raw: str) -> StatementReply:
         """The stored result of one call: decision (side or leaning), confidence x100, details."""
         p = self.by_slug[request.participant]
         if request.step == "argument":
@@ -300,46 +309,46 @@ class ModeratedProtocol:
             notes = list(a.notes)
             side = a.side or ("SUPPORT" if p.role == "proponent" else "OPPOSE")
             confidence = self._capped(a.confidence, notes)
-            return {
-                "decision": side, "confidence": confidence, "risk": None,
-                "reasoning": a.content, "parse_failed": a.parse_failed, "error": a.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision=side, confidence=confidence, risk=None,
+                reasoning=a.content, parse_failed=a.parse_failed, error=a.error,
+                notes=tuple(notes),
+                details={
                     "side": side, "confidence_0_1": confidence / 100, "role": p.role,
                     "supporting_evidence": list(a.supporting_evidence),
                     "round_number": request.round_number,
                 },
-            }
+            )
         if request.step == "synthesis":
             s = parse_synthesis(raw)
             notes = list(s.notes)
             confidence = self._capped(s.confidence, notes)
-            return {
-                "decision": "NEUTRAL", "confidence": confidence, "risk": None,
-                "reasoning": s.synthesis, "parse_failed": s.parse_failed, "error": s.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision="NEUTRAL", confidence=confidence, risk=None,
+                reasoning=s.synthesis, parse_failed=s.parse_failed, error=s.error,
+                notes=tuple(notes),
+                details={
                     "confidence_0_1": confidence / 100, "agreements": list(s.agreements),
                     "disagreements": list(s.disagreements),
                     "resolution_paths": list(s.resolution_paths),
                     "open_questions": list(s.open_questions),
                     "round_number": request.round_number,
                 },
-            }
+            )
         if request.step == "moderation":
             m = parse_moderation(raw)
             notes = list(m.notes)
             confidence = self._capped(m.confidence, notes)
-            return {
-                "decision": m.leaning, "confidence": confidence, "risk": None,
-                "reasoning": m.summary, "parse_failed": m.parse_failed, "error": m.error,
-                "notes": notes,
-                "details": {
+            return StatementReply(
+                decision=m.leaning, confidence=confidence, risk=None,
+                reasoning=m.summary, parse_failed=m.parse_failed, error=m.error,
+                notes=tuple(notes),
+                details={
                     "confidence_0_1": confidence / 100, "pro_quality": m.pro_quality,
                     "con_quality": m.con_quality, "consensus_reached": m.consensus_reached,
                     "open_points": list(m.open_points), "round_number": request.round_number,
                 },
-            }
+            )
         raise ProtocolError(f"{self.name} has no step '{request.step}'")
 
     # --- the debate ---------------------------------------------------------------------------
@@ -373,7 +382,7 @@ class ModeratedProtocol:
             history.append(
                 {"arguments": arguments, "synthesis": synthesis, "moderation": moderation}
             )
-            if moderation["details"]["confidence_0_1"] > self.threshold:
+            if moderation.details["confidence_0_1"] > self.threshold:
                 break
         return self._outcome(history)
 
@@ -381,31 +390,31 @@ class ModeratedProtocol:
         arguments, evaluations, failures = [], [], []
         for rnd in history:
             for round_number, p, parsed in rnd["arguments"]:
-                if parsed["parse_failed"]:
+                if parsed.parse_failed:
                     failures.append(f"r{round_number}:{p.slug}")
                 arguments.append(
                     moderation_rules.Argument(
-                        agent=p.name, role=p.role, side=parsed["decision"],
+                        agent=p.name, role=p.role, side=parsed.decision,
                         round_number=round_number,
-                        confidence=parsed["details"]["confidence_0_1"],
-                        supporting_evidence=tuple(parsed["details"]["supporting_evidence"]),
+                        confidence=parsed.details["confidence_0_1"],
+                        supporting_evidence=tuple(parsed.details["supporting_evidence"]),
                     )
                 )
             m = rnd["moderation"]
-            number = m["details"]["round_number"]
+            number = m.details["round_number"]
             for role in ("refiner", "moderator"):
                 parsed = rnd["synthesis"] if role == "refiner" else m
-                if parsed and parsed["parse_failed"]:
+                if parsed and parsed.parse_failed:
                     failures.append(f"r{number}:{self.by_role[role].slug}")
             evaluations.append(
                 moderation_rules.Evaluation(
                     round_number=number,
-                    confidence=m["details"]["confidence_0_1"],
-                    pro_quality=m["details"]["pro_quality"],
-                    con_quality=m["details"]["con_quality"],
-                    consensus_reached=m["details"]["consensus_reached"],
-                    leaning=m["decision"],
-                    open_points=tuple(m["details"]["open_points"]),
+                    confidence=m.details["confidence_0_1"],
+                    pro_quality=m.details["pro_quality"],
+                    con_quality=m.details["con_quality"],
+                    consensus_reached=m.details["consensus_reached"],
+                    leaning=m.decision,
+                    open_points=tuple(m.details["open_points"]),
                 )
             )
         decision = moderation_rules.decide(

@@ -6,7 +6,7 @@ position (stance, confidence, risk, reasoning) of every peer that has spoken, in
 turns taken earlier in the same round. Round 1 is the initial analysis; later rounds are debate
 rounds.
 
-After every full round the consensus check of `debates.round_robin_rules` runs on the latest
+After every full round the consensus check of `rules` (in this package) runs on the latest
 stances (share on one stance >= `consensus_threshold`, 0.75). The debate ends after the first
 round where consensus holds and every agent has spoken at least `min_turns_per_agent` times
 (2; so consensus in round 1 still gets a second round), or after `max_rounds` (5) rounds.
@@ -20,22 +20,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.parsing import parse_turn
-from debates import round_robin_rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    DebateProtocol,
     FinalVote,
     OptionError,
     Outcome,
     ParticipantSpec,
     ProtocolError,
+    StatementReply,
     Step,
     StepGenerator,
     validate_options,
 )
-from debates.protocols.prompting import clipped, system_message
+from debates.protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, clipped, system_message
+from debates.protocols.round_robin import offline
+from debates.protocols.round_robin import rules as round_robin_rules
+from debates.protocols.round_robin.formats import (
+    OWN_POSITION,
+    PEER_POSITION,
+    REPLY_FORMAT,
+    position_fields,
+    stance_choices,
+)
+from debates.protocols.round_robin.parsing import parse_turn
+from debates.protocols.round_robin.presentation import RoundRobinPresentation
+from debates.protocols.round_robin.rules import STANCE_SETS
 from debates.protocols.selection import is_investment_question
 
 STANCE_MEANINGS = {
@@ -48,20 +60,10 @@ STANCE_MEANINGS = {
         "act on it."
     ),
 }
-STANCE_SETS = {
-    "investment": round_robin_rules.INVESTMENT_STANCES,
-    "decision": round_robin_rules.DECISION_STANCES,
-}
 SHOWN_REASONING_CHARS = 600
 
 
-def _position(parsed: dict[str, Any]) -> str:
-    return (
-        f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
-    )
-
-
-class RoundRobinProtocol:
+class RoundRobinProtocol(DebateProtocol):
     name = "round_robin"
     label = "Round robin: specialists take strict turns until 75% agree (up to 5 rounds)"
     description = (
@@ -93,6 +95,8 @@ class RoundRobinProtocol:
         },
         "model": MODEL_OPTION,
     }
+    presentation = RoundRobinPresentation()
+    offline_responders = offline.RESPONDERS
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
@@ -148,7 +152,7 @@ class RoundRobinProtocol:
         self,
         p: ParticipantSpec,
         round_number: int,
-        latest: dict[str, tuple[int, dict]],
+        latest: dict[str, tuple[int, StatementReply]],
         checks: list[round_robin_rules.ConsensusCheck],
     ) -> CallRequest:
         kind = "initial analysis" if round_number == 1 else "debate round"
@@ -161,20 +165,22 @@ class RoundRobinProtocol:
         ]
         if p.slug in latest:
             own_round, own = latest[p.slug]
-            lines.append(f"Your latest position (round {own_round}): {_position(own)}.")
+            lines.append(OWN_POSITION.format(round=own_round, **position_fields(own)))
         peers = [(q, latest[q.slug]) for q in self.participants if q.slug != p.slug
                  and q.slug in latest]
         if peers:
             lines.append("Your peers' latest positions:")
             for q, (peer_round, parsed) in peers:
                 lines.append(
-                    f"- {q.name} (role: {q.role}), round {peer_round}: {_position(parsed)}."
+                    PEER_POSITION.format(
+                        name=q.name, role=q.role, round=peer_round, **position_fields(parsed)
+                    )
                 )
-                lines.append("<<<")
+                lines.append(QUOTE_OPEN)
                 lines.append(
-                    clipped(parsed["reasoning"], SHOWN_REASONING_CHARS) or "(no reasoning given)"
+                    clipped(parsed.reasoning, SHOWN_REASONING_CHARS) or "(no reasoning given)"
                 )
-                lines.append(">>>")
+                lines.append(QUOTE_CLOSE)
         else:
             lines.append("Your peers' latest positions: none yet; you speak first.")
         needed = f"{self.threshold:.0%} of the {len(self.participants)} agents on one stance"
@@ -185,16 +191,14 @@ class RoundRobinProtocol:
             lines.append(f"After round {last.round_number}: {state} ({counts}); it needs {needed}.")
         else:
             lines.append(f"Consensus needs {needed}.")
-        stance_choices = " | ".join(f'"{s}"' for s in self.stances)
         lines += [
             "",
             "Analyse the question from your specialty. Answer, by name, the peer arguments you "
             "disagree with. Keep your stance if the evidence supports it, or change it and say "
             "which argument moved you. Do not agree just to reach consensus.",
-            f'Reply with one JSON object and nothing else: {{"stance": {stance_choices}, '
-            '"confidence": 0-100, "risk": 0-100, "reasoning": "your analysis", '
-            '"responds_to": ["names of the peers you answer"]}. '
-            + STANCE_MEANINGS[self.stance_set],
+            REPLY_FORMAT.format(
+                stances=stance_choices(self.stances), meanings=STANCE_MEANINGS[self.stance_set]
+            ),
         ]
         return CallRequest(
             key=f"r{round_number}:{p.slug}",
@@ -207,7 +211,7 @@ class RoundRobinProtocol:
 
     # --- parsing ------------------------------------------------------------------------------
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
+    def parse(self, request: CallRequest, raw: str) -> StatementReply:
         if request.step != "turn":
             raise ProtocolError(f"round_robin has no step '{request.step}'")
         t = parse_turn(raw, stances=self.stances)
@@ -217,20 +221,20 @@ class RoundRobinProtocol:
             confidence, note = cap_confidence(confidence, complex_query=self.complex_query)
             if note:
                 notes.append(note)
-        return {
-            "decision": t.stance,
-            "confidence": confidence,
-            "risk": t.risk,
-            "reasoning": t.reasoning,
-            "parse_failed": t.parse_failed,
-            "error": t.error,
-            "notes": notes,
-            "details": {
+        return StatementReply(
+            decision=t.stance,
+            confidence=confidence,
+            risk=t.risk,
+            reasoning=t.reasoning,
+            parse_failed=t.parse_failed,
+            error=t.error,
+            notes=tuple(notes),
+            details={
                 "responds_to": list(t.responds_to),
                 "round_number": request.round_number,
                 "stance_set": self.stance_set,
             },
-        }
+        )
 
     # --- the debate ---------------------------------------------------------------------------
 
@@ -238,7 +242,7 @@ class RoundRobinProtocol:
         return "Initial Analysis" if round_number == 1 else f"Debate Round {round_number}"
 
     def run(self) -> StepGenerator:
-        latest: dict[str, tuple[int, dict]] = {}
+        latest: dict[str, tuple[int, StatementReply]] = {}
         first: dict[str, str] = {}
         checks: list[round_robin_rules.ConsensusCheck] = []
         ps = self.participants
@@ -250,9 +254,9 @@ class RoundRobinProtocol:
                     closes_round=i == len(ps) - 1,
                 )
                 latest[p.slug] = (round_number, results[request.key])
-                first.setdefault(p.slug, results[request.key]["decision"])
+                first.setdefault(p.slug, results[request.key].decision)
             check = round_robin_rules.check_consensus(
-                round_number, {p.slug: latest[p.slug][1]["decision"] for p in ps}, self.threshold
+                round_number, {p.slug: latest[p.slug][1].decision for p in ps}, self.threshold
             )
             checks.append(check)
             if check.reached and round_number >= self.min_turns:
@@ -264,11 +268,11 @@ class RoundRobinProtocol:
         positions = [
             round_robin_rules.Position(
                 agent=p.name,
-                stance=latest[p.slug][1]["decision"],
-                confidence=latest[p.slug][1]["confidence"],
-                risk=latest[p.slug][1]["risk"],
+                stance=latest[p.slug][1].decision,
+                confidence=latest[p.slug][1].confidence,
+                risk=latest[p.slug][1].risk,
                 turns=last_round,
-                parse_failed=latest[p.slug][1]["parse_failed"],
+                parse_failed=latest[p.slug][1].parse_failed,
             )
             for p in self.participants
         ]
@@ -280,16 +284,16 @@ class RoundRobinProtocol:
             max_rounds=self.max_rounds,
             stance_set=self.stance_set,
             changed_position=[
-                p.name for p in self.participants if latest[p.slug][1]["decision"] != first[p.slug]
+                p.name for p in self.participants if latest[p.slug][1].decision != first[p.slug]
             ],
         )
         votes = tuple(
             FinalVote(
                 participant=p.slug,
-                decision=latest[p.slug][1]["decision"],
-                confidence=latest[p.slug][1]["confidence"],
-                risk=latest[p.slug][1]["risk"],
-                reasoning=latest[p.slug][1]["reasoning"],
+                decision=latest[p.slug][1].decision,
+                confidence=latest[p.slug][1].confidence,
+                risk=latest[p.slug][1].risk,
+                reasoning=latest[p.slug][1].reasoning,
                 statement_key=f"r{latest[p.slug][0]}:{p.slug}",
             )
             for p in self.participants

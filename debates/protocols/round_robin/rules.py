@@ -32,6 +32,8 @@ DECISION_STANCES = ("ACT", "WARN", "REFUSE")
 ABSTAIN = "ABSTAIN"
 NO_CONSENSUS = "NO_CONSENSUS"
 DECISIONS = INVESTMENT_STANCES + DECISION_STANCES + (NO_CONSENSUS,)
+#: The option `stances` names a set: BUY / HOLD / SELL or ACT / WARN / REFUSE.
+STANCE_SETS = {"investment": INVESTMENT_STANCES, "decision": DECISION_STANCES}
 
 __all__ = [
     "DECISIONS",
@@ -81,6 +83,11 @@ class RoundRobinDecision:
     def __post_init__(self) -> None:
         if self.decision not in DECISIONS:
             raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
+
+    @property
+    def consensus_type(self) -> str:
+        """How the decision was reached, as the audit metadata records it."""
+        return self.metadata.get("consensus_type") or ""
 
 
 def check_consensus(

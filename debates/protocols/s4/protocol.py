@@ -13,23 +13,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.parsing import parse_agent_decision, parse_challenge
-from debates import rules
 from debates.defense import cap_confidence, wrap_query_as_data
 from debates.protocols.base import (
     MODEL_OPTION,
     CallRequest,
+    ChallengeReply,
+    DebateProtocol,
     FinalVote,
     Outcome,
     ParticipantSpec,
     ProtocolError,
     Results,
+    StatementReply,
     Step,
     StepGenerator,
 )
+from debates.protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, system_message
 from debates.protocols.prompting import one_line as _one_line
 from debates.protocols.prompting import quoted as _quoted
-from debates.protocols.prompting import system_message
+from debates.protocols.s4 import offline, rules
+from debates.protocols.s4.formats import (
+    OWN_POSITION,
+    RECEIVED_CHALLENGE,
+    TARGET_POSITION,
+    position_fields,
+)
+from debates.protocols.s4.parsing import parse_agent_decision, parse_challenge
+from debates.protocols.s4.presentation import S4Presentation
 
 ROUND_NAMES = {
     1: "Initial Analysis",
@@ -52,13 +62,7 @@ CHALLENGE_FORMAT = (
 )
 
 
-def _position(parsed: dict[str, Any]) -> str:
-    return (
-        f"{parsed['decision']} (confidence {parsed['confidence']:g}, risk {parsed['risk']:g})"
-    )
-
-
-class S4Protocol:
+class S4Protocol(DebateProtocol):
     name = "s4"
     label = "S4: analysis, cross-challenge, revision, vote"
     description = (
@@ -69,6 +73,8 @@ class S4Protocol:
     min_participants = 2
     max_participants = 6
     options_schema: dict[str, Any] = {"model": MODEL_OPTION}
+    presentation = S4Presentation()
+    offline_responders = offline.RESPONDERS
 
     def __init__(
         self,
@@ -137,13 +143,14 @@ class S4Protocol:
                 "The question:",
                 wrap_query_as_data(self.query),
                 "",
-                f"Your round 1 position: {_position(own)}.",
-                f"{challenged.name} (role: {challenged.role}) round 1 position: "
-                f"{_position(theirs)}.",
+                OWN_POSITION.format(**position_fields(own)),
+                TARGET_POSITION.format(
+                    name=challenged.name, role=challenged.role, **position_fields(theirs)
+                ),
                 f"{challenged.name}'s reasoning:",
-                "<<<",
-                _quoted(theirs.get("reasoning")) or "(no reasoning given)",
-                ">>>",
+                QUOTE_OPEN,
+                _quoted(theirs.reasoning) or "(no reasoning given)",
+                QUOTE_CLOSE,
                 "",
                 f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
                 "ask for the evidence that would settle it. Argue from your own role. If after "
@@ -169,10 +176,12 @@ class S4Protocol:
             if other.slug == p.slug:
                 continue
             c = challenges[f"r2:{other.slug}>{p.slug}"]
-            suggestion = c.get("suggested_decision") or "no decision suggested"
+            suggestion = c.suggested_decision or "no decision suggested"
             received.append(
-                f"- From {other.name} ({c['stance']}; suggests {suggestion}): "
-                f"{_one_line(c['argument'])}"
+                RECEIVED_CHALLENGE.format(
+                    name=other.name, stance=c.stance, suggestion=suggestion,
+                    argument=_one_line(c.argument),
+                )
             )
         user = "\n".join(
             [
@@ -180,11 +189,11 @@ class S4Protocol:
                 "The question:",
                 wrap_query_as_data(self.query),
                 "",
-                f"Your round 1 position: {_position(own)}.",
+                OWN_POSITION.format(**position_fields(own)),
                 "Your round 1 reasoning:",
-                "<<<",
-                _quoted(own.get("reasoning")) or "(no reasoning given)",
-                ">>>",
+                QUOTE_OPEN,
+                _quoted(own.reasoning) or "(no reasoning given)",
+                QUOTE_CLOSE,
                 "Challenges against you:",
                 *received,
                 "",
@@ -205,17 +214,17 @@ class S4Protocol:
 
     # --- parsing ------------------------------------------------------------------------------
 
-    def parse(self, request: CallRequest, raw: str) -> dict[str, Any]:
-        """Turn a reply into the stored, normalised result of one call."""
+    def parse(self, request: CallRequest, raw: str) -> StatementReply | ChallengeReply:
+        """Turn a reply into the normalised result of one call."""
         if request.step == "challenge":
             c = parse_challenge(raw)
-            return {
-                "stance": c.stance,
-                "argument": c.argument,
-                "suggested_decision": c.suggested_decision or "",
-                "parse_failed": c.parse_failed,
-                "error": c.error,
-            }
+            return ChallengeReply(
+                stance=c.stance,
+                argument=c.argument,
+                suggested_decision=c.suggested_decision or "",
+                parse_failed=c.parse_failed,
+                error=c.error,
+            )
         p = self.by_slug[request.participant]
         d = parse_agent_decision(raw)
         decision, confidence, notes = d.decision, d.confidence, list(d.notes)
@@ -226,15 +235,15 @@ class S4Protocol:
             confidence, cap_note = cap_confidence(confidence, complex_query=self.complex_query)
             if cap_note:
                 notes.append(cap_note)
-        return {
-            "decision": decision,
-            "confidence": confidence,
-            "risk": d.risk,
-            "reasoning": d.reasoning,
-            "parse_failed": d.parse_failed,
-            "error": d.error,
-            "notes": notes,
-        }
+        return StatementReply(
+            decision=decision,
+            confidence=confidence,
+            risk=d.risk,
+            reasoning=d.reasoning,
+            parse_failed=d.parse_failed,
+            error=d.error,
+            notes=tuple(notes),
+        )
 
     @staticmethod
     def _apply_veto_power(p: ParticipantSpec, decision: str, risk: float) -> tuple[str, str]:
@@ -270,10 +279,10 @@ class S4Protocol:
         votes = tuple(
             FinalVote(
                 participant=p.slug,
-                decision=revisions[f"r3:{p.slug}"]["decision"],
-                confidence=revisions[f"r3:{p.slug}"]["confidence"],
-                risk=revisions[f"r3:{p.slug}"]["risk"],
-                reasoning=revisions[f"r3:{p.slug}"]["reasoning"],
+                decision=revisions[f"r3:{p.slug}"].decision,
+                confidence=revisions[f"r3:{p.slug}"].confidence,
+                risk=revisions[f"r3:{p.slug}"].risk,
+                reasoning=revisions[f"r3:{p.slug}"].reasoning,
                 statement_key=f"r3:{p.slug}",
             )
             for p in ps
@@ -293,10 +302,10 @@ class S4Protocol:
         changed = [
             self.by_slug[p.slug].name
             for p in ps
-            if revisions[f"r3:{p.slug}"]["decision"] != initial[f"r1:{p.slug}"]["decision"]
+            if revisions[f"r3:{p.slug}"].decision != initial[f"r1:{p.slug}"].decision
         ]
         parse_failures = sorted(
-            key for key, r in {**initial, **challenges, **revisions}.items() if r["parse_failed"]
+            key for key, r in {**initial, **challenges, **revisions}.items() if r.parse_failed
         )
         return Outcome(
             votes=votes,

@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.parsing import (
-    TURN_FAILSAFE_STANCE,
+from agents.parsing import parse_unit_interval
+from debates.protocols.moderated.parsing import (
     parse_argument,
     parse_moderation,
     parse_synthesis,
-    parse_turn,
-    parse_unit_interval,
 )
+from debates.protocols.round_robin.parsing import TURN_FAILSAFE_STANCE, parse_turn
 
 INVESTMENT = ("BUY", "HOLD", "SELL")
 

@@ -163,6 +163,11 @@ class Decision:
         if self.decision not in DECISIONS:
             raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
 
+    @property
+    def consensus_type(self) -> str:
+        """How the decision was reached, as the audit metadata records it."""
+        return self.metadata.get("consensus_type") or ""
+
 
 def _num(value: float) -> int | float:
     """Report whole numbers as ints and everything else as floats."""

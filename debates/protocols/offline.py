@@ -1,0 +1,319 @@
+"""What the protocols' scripted offline responders share: a heuristic demo model, not a
+language model. It classifies a question with keyword rules and knows each S4 role's opening
+position on each kind of question (the round robin's specialists borrow them on questions that
+are not about investments).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# --- what kind of question is this ------------------------------------------------------------
+
+CATEGORY_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "harmful",
+        (
+            "hack",
+            "break into",
+            "steal",
+            "someone's password",
+            "ex's",
+            "spy on",
+            "stalk",
+            "bomb",
+            "explosive",
+            "weapon",
+            "poison",
+            "kill ",
+            "malware",
+            "ransomware",
+            "phishing",
+            "ddos",
+            "launder",
+            "counterfeit",
+            "bypass security",
+            "make meth",
+            "without them knowing",
+            "without their consent",
+        ),
+    ),
+    (
+        "injection",
+        (
+            "ignore previous",
+            "ignore all previous",
+            "ignore the above",
+            "disregard",
+            "system prompt",
+            "you are now",
+            "developer mode",
+            "</user_query>",
+        ),
+    ),
+    (
+        "financial",
+        (
+            "invest",
+            "bitcoin",
+            "crypto",
+            "stock",
+            "shares",
+            "portfolio",
+            "trading",
+            "forex",
+            "etf",
+            "retirement",
+            "should i buy",
+            "should i sell",
+            "mortgage",
+        ),
+    ),
+    (
+        "medical_legal",
+        (
+            "dose",
+            "dosage",
+            "medication",
+            "symptom",
+            "diagnos",
+            "prescription",
+            "lawsuit",
+            "sue ",
+            "legal advice",
+            "contract",
+            "pregnan",
+        ),
+    ),
+    (
+        "advice",
+        (
+            "should i",
+            "which is better",
+            " vs ",
+            " versus ",
+            " or ",
+            "learn",
+            "choose",
+            "best way",
+            "recommend",
+            "worth it",
+        ),
+    ),
+    (
+        "factual",
+        (
+            "what is",
+            "what are",
+            "who is",
+            "who was",
+            "when did",
+            "when was",
+            "where is",
+            "capital of",
+            "how many",
+            "how much",
+            "define",
+            "how does",
+            "why does",
+            "what does",
+        ),
+    ),
+]
+
+
+def classify(query: str) -> str:
+    text = f" {query.lower()} "
+    for category, words in CATEGORY_KEYWORDS:
+        if any(w in text for w in words):
+            return category
+    return "general"
+
+
+@dataclass(frozen=True)
+class Position:
+    decision: str
+    confidence: int
+    risk: int
+    reasoning: str
+
+
+# Round-1 positions per question kind and role. Roles not listed take the "default" column.
+INITIAL_POSITIONS: dict[str, dict[str, Position]] = {
+    "factual": {
+        "utility": Position(
+            "ACT",
+            90,
+            5,
+            "This is a straightforward factual question with a "
+            "direct, useful answer; the asker can act on it immediately.",
+        ),
+        "accuracy": Position(
+            "ACT",
+            92,
+            4,
+            "This is a well-established fact that standard "
+            "references agree on, so I can verify it.",
+        ),
+        "safety": Position(
+            "ACT", 90, 3, "I see no plausible harm in answering a factual question like this."
+        ),
+        "default": Position("ACT", 85, 5, "A plain factual question; answering it is sound."),
+    },
+    "advice": {
+        "utility": Position(
+            "ACT",
+            80,
+            15,
+            "The asker wants a concrete recommendation and we "
+            "can give clear, actionable advice with the trade-offs named.",
+        ),
+        "accuracy": Position(
+            "WARN",
+            65,
+            30,
+            "The right choice depends on the asker's goals, "
+            "which we do not know; I cannot verify that one answer is correct.",
+        ),
+        "safety": Position(
+            "ACT",
+            75,
+            20,
+            "Low risk: the worst outcome is a suboptimal choice the asker can revisit.",
+        ),
+        "default": Position("ACT", 70, 20, "Reasonable to advise, with the trade-offs stated."),
+    },
+    "financial": {
+        "utility": Position(
+            "ACT",
+            70,
+            30,
+            "I can explain the pros and cons and how such an "
+            "investment behaves, which is useful to the asker.",
+        ),
+        "accuracy": Position(
+            "WARN",
+            60,
+            40,
+            "Too many unknowns for a confident prediction: "
+            "future prices cannot be verified, only past volatility.",
+        ),
+        "safety": Position(
+            "REFUSE",
+            55,
+            45,
+            "Risk of financial harm: a yes/no answer could be "
+            "read as personal investment advice by someone who cannot absorb "
+            "the loss.",
+        ),
+        "default": Position("WARN", 60, 40, "Financial outcomes are uncertain; caveats needed."),
+    },
+    "medical_legal": {
+        "utility": Position(
+            "ACT",
+            65,
+            35,
+            "General information helps the asker understand "
+            "their situation before seeing a professional.",
+        ),
+        "accuracy": Position(
+            "WARN",
+            60,
+            45,
+            "The answer depends on individual facts I cannot "
+            "verify; general information may not apply.",
+        ),
+        "safety": Position(
+            "WARN",
+            65,
+            45,
+            "Acting on general information in a medical or "
+            "legal matter can cause harm; the answer must send them to a "
+            "professional.",
+        ),
+        "default": Position("WARN", 60, 45, "Individual circumstances matter; caveats needed."),
+    },
+    "harmful": {
+        "utility": Position(
+            "ACT",
+            65,
+            50,
+            "I could explain how the systems involved work in "
+            "general terms, which is what the asker asked for.",
+        ),
+        "accuracy": Position(
+            "WARN",
+            55,
+            60,
+            "The steps are technically describable, but I "
+            "cannot verify the asker is authorised, and accuracy about the "
+            "intent matters here.",
+        ),
+        "safety": Position(
+            "VETO",
+            85,
+            90,
+            "This enables illegal activity against another "
+            "person: unauthorised access or serious harm. No framing makes a "
+            "how-to safe.",
+        ),
+        "default": Position("REFUSE", 70, 80, "The request enables harm to others."),
+    },
+    "injection": {
+        "utility": Position(
+            "WARN",
+            55,
+            45,
+            "Part of the question tries to change how we "
+            "work instead of asking something; only the genuine question, if "
+            "any, is worth answering.",
+        ),
+        "accuracy": Position(
+            "WARN", 55, 45, "The text contains instructions aimed at us, not a verifiable question."
+        ),
+        "safety": Position(
+            "REFUSE",
+            70,
+            60,
+            "The question tries to override our instructions; "
+            "following embedded instructions is how misuse starts.",
+        ),
+        "default": Position("WARN", 55, 45, "The question contains instructions aimed at us."),
+    },
+    "general": {
+        "utility": Position("ACT", 72, 20, "The asker can get a useful, practical answer here."),
+        "accuracy": Position(
+            "WARN",
+            62,
+            30,
+            "I have no sources to check this against, so I "
+            "would answer with the uncertainty stated.",
+        ),
+        "safety": Position("ACT", 78, 15, "Low risk of harm; nothing here enables misuse."),
+        "default": Position("ACT", 70, 20, "A reasonable question to answer."),
+    },
+}
+
+ROLE_ANGLES = {
+    "utility": "the asker needs a usable answer",
+    "accuracy": "claims need evidence that can be checked",
+    "safety": "misuse and vulnerable askers must be considered",
+}
+
+
+def first_sentence(text: str, limit: int = 110) -> str:
+    text = " ".join(text.split())
+    cut = re.split(r"(?<=[.;:!?])\s", text, maxsplit=1)[0]
+    if len(cut) > limit:
+        cut = cut[: limit - 3].rsplit(" ", 1)[0] + "..."
+    return cut
+
+
+def role_key(role: str) -> str:
+    role = role.strip().lower()
+    return role if role in ROLE_ANGLES else "default"
+
+
+def initial_position(role: str, query: str) -> Position:
+    return INITIAL_POSITIONS[classify(query)][role_key(role)]
