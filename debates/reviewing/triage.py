@@ -2,7 +2,8 @@
 
 `flags_for(metadata, injection_findings)` reads a completed debate's decision metadata (what
 `debates.protocols.s4.rules.decide` and the protocol recorded) and returns one
-`reviews.triage.Flag` per reason to review (the reasons, their labels and priorities are in `reviews.triage`).
+`reviews.triage.Flag` per reason to review (the reasons, their labels and priorities are in
+`reviews.triage`).
 Protocols raise reasons of their own through the metadata key ``review_reasons``: a list of
 reason names, or of ``{"reason": name, "summary": text}``; a name the queue does not know
 becomes ``flag_for_review`` (the name is kept in the summary), so nothing a protocol raises is
