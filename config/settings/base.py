@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "audit",
     "accounts",
     "django_celery_beat",
     "agents",
