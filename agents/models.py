@@ -116,3 +116,31 @@ class GatewayCall(models.Model):
             "error": error,
             "completed_at": timezone.now(),
         }
+
+
+class AgentVersion(models.Model):
+    """One state of an agent, stored each time it is created or edited: the agent's own
+    history (debates keep their own snapshot of the agents they used). Kept when the agent is
+    deleted (`agent` is then empty; `agent_slug` says which it was)."""
+
+    agent = models.ForeignKey(
+        Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="versions"
+    )
+    agent_slug = models.CharField(max_length=50)
+    number = models.PositiveIntegerField()
+    snapshot = models.JSONField(help_text="The agent's versioned fields in this version.")
+    changes = models.JSONField(
+        default=dict, blank=True, help_text='From the previous version: {"field": {"from", "to"}}'
+    )
+    changed_by_id = models.BigIntegerField(null=True, blank=True)
+    changed_by_name = models.CharField(max_length=150, blank=True, help_text="Empty: the system.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["agent_slug", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "number"], name="agentversion_unique_number")
+        ]
+
+    def __str__(self):
+        return f"{self.agent_slug} v{self.number}"

@@ -42,13 +42,23 @@ def record(*, actor, action: str, subject, changes: dict[str, Any] | None = None
     )
 
 
+class _Encoder(DjangoJSONEncoder):
+    """Django's encoder, and the text of anything else (time zones, enums ...)."""
+
+    def default(self, o):
+        try:
+            return super().default(o)
+        except TypeError:
+            return str(o)
+
+
 def snapshot(instance, fields) -> dict[str, Any]:
     """The JSON-ready values of `fields` on `instance` (foreign keys as their ids)."""
     values = {}
     for name in fields:
         field = instance._meta.get_field(name)
         values[name] = getattr(instance, field.attname)
-    return json.loads(json.dumps(values, cls=DjangoJSONEncoder))
+    return json.loads(json.dumps(values, cls=_Encoder))
 
 
 def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, dict[str, Any]]:
