@@ -15,6 +15,8 @@ from django.conf import settings
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
+# A secret key production accepts (50+ characters, varied), for settings tests in a subprocess.
+STRONG_KEY = "k3Y-" + "aB9_cD8-eF7_gH6-iJ5_kL4-mN3_oP2-qR1_sT0-uV9_wX8-yZ7_"
 
 
 @pytest.fixture
