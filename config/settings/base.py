@@ -162,6 +162,8 @@ DEBATE_API_CREATE_RATE = env.str("DEBATE_API_CREATE_RATE", default="30/minute")
 # unless this is on (local development and tests, where the receiver runs on this machine).
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10.0)
+# A CA bundle (path) to verify https receivers with, e.g. a private CA; empty: the usual CAs.
+WEBHOOK_CA_BUNDLE = env.str("WEBHOOK_CA_BUNDLE", default="")
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
 WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=10.0)
 WEBHOOK_RETRY_MAX_DELAY = env.float("WEBHOOK_RETRY_MAX_DELAY", default=600.0)
