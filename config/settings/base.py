@@ -1,5 +1,6 @@
 """Settings shared by every mode. Everything a deployment changes is read from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -25,6 +26,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -47,7 +49,26 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# --- Logins: failed attempts throttled per account and per address (django-axes) --------------
+# After LOGIN_FAILURE_LIMIT failures for one username, or from one address, logins from it are
+# refused (429) for LOGIN_LOCKOUT_MINUTES; a success clears the count. Counted in Redis.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "accounts.ratelimit.client_ip"
+# Reverse proxies in front of the service that append to X-Forwarded-For (0: use the peer).
+TRUSTED_PROXY_COUNT = env.int("DJANGO_TRUSTED_PROXY_COUNT", default=0)
 
 # Content-Security-Policy: scripts and styles only from this site, or inline with the
 # response's nonce (`{{ csp_nonce }}` in templates); no inline event handlers or style
