@@ -7,16 +7,21 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from agents.validators import no_control_characters
+
 
 class Agent(models.Model):
     """A debater: persona, role and model. Debates snapshot these fields when they start."""
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[no_control_characters])
     slug = models.SlugField(max_length=50, unique=True)
     role = models.CharField(
-        max_length=50, help_text="The role the agent plays, e.g. utility, accuracy, safety."
+        max_length=50, help_text="The role the agent plays, e.g. utility, accuracy, safety.",
+        validators=[no_control_characters],
     )
-    guiding_question = models.CharField(max_length=200, blank=True)
+    guiding_question = models.CharField(
+        max_length=200, blank=True, validators=[no_control_characters]
+    )
     system_prompt = models.TextField(help_text="Persona and instructions: the system prompt.")
     model_name = models.CharField(
         max_length=200,
