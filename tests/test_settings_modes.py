@@ -12,8 +12,11 @@ from tests.conftest import ROOT, STRONG_KEY
 
 
 def run(code: str = "", *, args=None, **env_vars) -> subprocess.CompletedProcess:
+    # A clean start: none of the test session's own settings (the browser tests set
+    # DJANGO_ALLOW_ASYNC_UNSAFE, which `check --deploy` rightly refuses).
     env = {k: v for k, v in os.environ.items()
-           if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_SECRET_KEY", "DJANGO_DEBUG")}
+           if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_SECRET_KEY", "DJANGO_DEBUG",
+                        "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update(env_vars)
     return subprocess.run(args or [sys.executable, "-c", code], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
