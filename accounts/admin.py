@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from accounts import services
 from accounts.models import ApiToken, WebhookSecret
@@ -24,9 +24,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Revoke selected tokens")
+    def has_revoke_permission(self, request):
+        return request.user.has_perm("accounts.revoke_apitoken")
+
+    @admin.action(description="Revoke selected tokens", permissions=["revoke"])
     def revoke(self, request, queryset):
-        count = services.token_revoke(token_ids=list(queryset.values_list("id", flat=True)))
+        count = services.token_revoke(
+            token_ids=list(queryset.values_list("id", flat=True)), revoked_by=request.user
+        )
         self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
 
 
@@ -49,13 +54,22 @@ admin.site.unregister(User)
 class UserAdmin(BaseUserAdmin):
     actions = ["issue_api_token"]
 
-    @admin.action(description="Issue an API token to selected users")
+    def has_issue_token_permission(self, request):
+        return request.user.has_perm("accounts.add_apitoken") or request.user.has_perm(
+            "accounts.issue_token_for_others"
+        )
+
+    @admin.action(description="Issue an API token to selected users", permissions=["issue_token"])
     def issue_api_token(self, request, queryset):
         for user in queryset:
             try:
                 _, raw = services.token_issue(
-                    user=user, name=f"Issued in the admin by {request.user}"
+                    user=user, name=f"Issued in the admin by {request.user}",
+                    issued_by=request.user,
                 )
+            except PermissionDenied as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                continue
             except ValidationError as exc:
                 self.message_user(request, " ".join(exc.messages), messages.ERROR)
                 continue

@@ -23,6 +23,10 @@ class ApiToken(models.Model):
         ordering = ["-created_at"]
         verbose_name = "API token"
         indexes = [models.Index(fields=["user", "revoked_at"])]
+        permissions = [
+            ("issue_token_for_others", "Can issue API tokens for other users"),
+            ("revoke_apitoken", "Can revoke API tokens"),
+        ]
 
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"

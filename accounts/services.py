@@ -7,11 +7,12 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+import audit
 from accounts.models import ApiToken, WebhookSecret
 
 TOKEN_PREFIX = "dbt_"
@@ -24,9 +25,40 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def _rights(user) -> set[str]:
+    return set(user.get_all_permissions())
+
+
+def token_issue_refusal(*, issuer: AbstractBaseUser, user: AbstractBaseUser) -> str:
+    """Why `issuer` may not issue a token for `user` ("" when they may).
+
+    A token acts with all its user's rights, so issuing one for someone else needs the
+    dedicated permission and is never allowed for a user with rights the issuer lacks."""
+    if issuer.pk == user.pk:
+        if issuer.has_perm("accounts.add_apitoken"):
+            return ""
+        return "You need the permission to add API tokens to issue one for yourself."
+    if not issuer.has_perm("accounts.issue_token_for_others"):
+        return "You need the permission 'Can issue API tokens for other users'."
+    if user.is_superuser and not issuer.is_superuser:
+        return f"{user.get_username()} is a superuser and you are not."
+    if user.is_staff and not issuer.is_staff:
+        return f"{user.get_username()} is staff and you are not."
+    extra = _rights(user) - _rights(issuer)
+    if extra:
+        shown = ", ".join(sorted(extra)[:5]) + (" ..." if len(extra) > 5 else "")
+        return f"{user.get_username()} has permissions you do not have ({shown})."
+    return ""
+
+
 @transaction.atomic
-def token_issue(*, user: AbstractBaseUser, name: str = "API token") -> tuple[ApiToken, str]:
-    """Create a token for `user`. Returns the row and the secret, which is not stored anywhere."""
+def token_issue(
+    *, user: AbstractBaseUser, name: str = "API token", issued_by: AbstractBaseUser | None = None
+) -> tuple[ApiToken, str]:
+    """Create a token for `user`. Returns the row and the secret, which is not stored anywhere.
+
+    `issued_by`: the staff user asking (checked with `token_issue_refusal`); None for the
+    operator's command line."""
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Give the token a name saying what it is for."})
@@ -34,18 +66,43 @@ def token_issue(*, user: AbstractBaseUser, name: str = "API token") -> tuple[Api
         raise ValidationError({"name": "The name is too long (at most 100 characters)."})
     if not user.is_active:
         raise ValidationError({"user": f"User {user} is inactive and cannot get a token."})
+    if issued_by is not None:
+        refusal = token_issue_refusal(issuer=issued_by, user=user)
+        if refusal:
+            raise PermissionDenied(f"No token issued for {user.get_username()}: {refusal}")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user, name=name, key_hash=hash_token(raw), prefix=raw[: len(TOKEN_PREFIX) + 6]
     )
+    audit.record(
+        actor=issued_by,
+        action="token.issue",
+        subject=token,
+        changes={"user": {"from": None, "to": user.get_username()}},
+        note=name,
+    )
     return token, raw
 
 
-def token_revoke(*, token_ids: list[int]) -> int:
+@transaction.atomic
+def token_revoke(*, token_ids: list[int], revoked_by: AbstractBaseUser | None = None) -> int:
     """Revoke tokens (already revoked ones keep their date). Returns how many were revoked."""
-    return ApiToken.objects.filter(id__in=token_ids, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
+    now = timezone.now()
+    tokens = list(
+        ApiToken.objects.select_for_update()
+        .select_related("user")
+        .filter(id__in=token_ids, revoked_at__isnull=True)
     )
+    ApiToken.objects.filter(id__in=[t.id for t in tokens]).update(revoked_at=now)
+    for token in tokens:
+        audit.record(
+            actor=revoked_by,
+            action="token.revoke",
+            subject=token,
+            changes={"revoked_at": {"from": None, "to": now.isoformat()}},
+            note=f"token of {token.user.get_username()}",
+        )
+    return len(tokens)
 
 
 def token_authenticate(raw: str) -> ApiToken | None:

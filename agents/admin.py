@@ -1,8 +1,10 @@
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.utils.html import format_html, format_html_join
 
-from agents.models import Agent
+from agents import services
+from agents.models import Agent, AgentVersion
 from agents.services import agent_protocol_names, agent_protocols_clean
 
 
@@ -37,15 +39,82 @@ class AgentAdmin(admin.ModelAdmin):
     list_filter = ("is_active", "can_veto", "role")
     search_fields = ("name", "slug", "role", "system_prompt")
     prepopulated_fields = {"slug": ("name",)}
-    readonly_fields = ("created_at", "updated_at")
+    readonly_fields = ("created_at", "updated_at", "version_history")
     fieldsets = (
         (None, {"fields": ("name", "slug", "role", "position", "is_active", "protocols")}),
         ("Persona", {"fields": ("guiding_question", "system_prompt")}),
         ("Model", {"fields": ("model_name", "temperature")}),
         ("Veto", {"fields": ("can_veto", "veto_risk_threshold")}),
-        ("History", {"fields": ("created_at", "updated_at")}),
+        ("History", {"fields": ("created_at", "updated_at", "version_history")}),
     )
+
+    def save_model(self, request, obj, form, change):
+        services.agent_save(agent=obj, actor=request.user)
+
+    def delete_model(self, request, obj):
+        services.agent_delete(agent=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for agent in queryset:
+            services.agent_delete(agent=agent, actor=request.user)
+
+    @admin.display(description="Versions")
+    def version_history(self, obj):
+        if obj.pk is None:
+            return "-"
+        versions = obj.versions.order_by("-number")[:50]
+        if not versions:
+            return "none recorded yet"
+        rows = format_html_join(
+            "",
+            "<tr><td>v{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    version.number,
+                    version.created_at.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                    version.changed_by_name or "system",
+                    "; ".join(
+                        f"{name}: {_short(change.get('from'))} → {_short(change.get('to'))}"
+                        for name, change in version.changes.items()
+                    ) or "as first recorded",
+                )
+                for version in versions
+            ),
+        )
+        return format_html(
+            "<table><tr><th>Version</th><th>When</th><th>By</th><th>Changes</th></tr>{}</table>",
+            rows,
+        )
 
     @admin.display(description="Protocols")
     def protocol_list(self, obj):
         return ", ".join(obj.protocols)
+
+
+def _short(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@admin.register(AgentVersion)
+class AgentVersionAdmin(admin.ModelAdmin):
+    """Read-only: versions are written by every save of an agent, and outlive it."""
+
+    list_display = ("agent_slug", "number", "created_at", "changed_by_name", "changed_fields")
+    list_filter = ("agent_slug", "changed_by_name", "created_at")
+    search_fields = ("agent_slug", "changed_by_name")
+    readonly_fields = ("agent", "agent_slug", "number", "snapshot", "changes", "changed_by_id",
+                       "changed_by_name", "created_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Changed")
+    def changed_fields(self, obj):
+        return ", ".join(obj.changes) or "as first recorded"

@@ -8,17 +8,21 @@ from django.db import models
 from django.utils import timezone
 
 from agents import storable
+from agents.validators import no_control_characters
 
 
 class Agent(models.Model):
     """A debater: persona, role and model. Debates snapshot these fields when they start."""
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[no_control_characters])
     slug = models.SlugField(max_length=50, unique=True)
     role = models.CharField(
-        max_length=50, help_text="The role the agent plays, e.g. utility, accuracy, safety."
+        max_length=50, help_text="The role the agent plays, e.g. utility, accuracy, safety.",
+        validators=[no_control_characters],
     )
-    guiding_question = models.CharField(max_length=200, blank=True)
+    guiding_question = models.CharField(
+        max_length=200, blank=True, validators=[no_control_characters]
+    )
     system_prompt = models.TextField(help_text="Persona and instructions: the system prompt.")
     model_name = models.CharField(
         max_length=200,
@@ -147,3 +151,31 @@ class GatewayCall(models.Model):
             "error": storable.clean_text(error),
             "completed_at": timezone.now(),
         }
+
+
+class AgentVersion(models.Model):
+    """One state of an agent, stored each time it is created or edited: the agent's own
+    history (debates keep their own snapshot of the agents they used). Kept when the agent is
+    deleted (`agent` is then empty; `agent_slug` says which it was)."""
+
+    agent = models.ForeignKey(
+        Agent, null=True, blank=True, on_delete=models.SET_NULL, related_name="versions"
+    )
+    agent_slug = models.CharField(max_length=50)
+    number = models.PositiveIntegerField()
+    snapshot = models.JSONField(help_text="The agent's versioned fields in this version.")
+    changes = models.JSONField(
+        default=dict, blank=True, help_text='From the previous version: {"field": {"from", "to"}}'
+    )
+    changed_by_id = models.BigIntegerField(null=True, blank=True)
+    changed_by_name = models.CharField(max_length=150, blank=True, help_text="Empty: the system.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["agent_slug", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "number"], name="agentversion_unique_number")
+        ]
+
+    def __str__(self):
+        return f"{self.agent_slug} v{self.number}"

@@ -1,4 +1,6 @@
-"""Writes and checks for agents: the one validator the admin and the API both use.
+"""Writes and checks for agents: the one validator the admin and the API both use, and the
+writes that version every creation, edit and deletion and record it in the audit trail, whoever
+makes it (the admin, the API, the command line).
 
 Which protocols an agent may take part in is the debates app's to say (its protocol registry);
 it tells this module when it is ready (`set_protocol_names`), so agents import no debate code.
@@ -11,6 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
+
+import audit
+from agents.models import Agent, AgentVersion
 
 _protocol_names: Callable[[], list[str]] = list
 
@@ -36,3 +42,63 @@ def agent_protocols_clean(protocols: Iterable[str]) -> list[str]:
             {"protocols": f"Unknown protocol(s): {', '.join(unknown)}. Known: {', '.join(known)}."}
         )
     return protocols
+
+# What a version keeps and an audit entry compares (timestamps are not part of an agent's state).
+VERSIONED_FIELDS = (
+    "name", "slug", "role", "position", "is_active", "protocols", "guiding_question",
+    "system_prompt", "model_name", "temperature", "can_veto", "veto_risk_threshold",
+)
+
+
+def agent_snapshot(agent: Agent) -> dict:
+    return audit.snapshot(agent, VERSIONED_FIELDS)
+
+
+def _add_version(agent: Agent, *, snapshot: dict, changes: dict, actor) -> AgentVersion:
+    last = agent.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    return AgentVersion.objects.create(
+        agent=agent,
+        agent_slug=agent.slug,
+        number=last + 1,
+        snapshot=snapshot,
+        changes=changes,
+        changed_by_id=getattr(actor, "pk", None),
+        changed_by_name=actor.get_username() if actor is not None else "",
+    )
+
+
+@transaction.atomic
+def agent_save(*, agent: Agent, actor=None, note: str = "") -> Agent:
+    """Store a new or edited agent (already validated), as a new version, with an audit entry
+    saying what changed from what to what. Saving without a change records nothing."""
+    before = None
+    if agent.pk is not None:
+        current = Agent.objects.select_for_update().filter(pk=agent.pk).first()
+        before = agent_snapshot(current) if current is not None else None
+    agent.save()
+    after = agent_snapshot(agent)
+    if before is None:
+        changes = {name: {"from": None, "to": value} for name, value in after.items()}
+        action = "agent.create"
+    else:
+        changes = audit.diff(before, after)
+        if not changes:
+            return agent
+        action = "agent.change"
+        if not agent.versions.exists():  # created before versioning: keep where it started
+            _add_version(agent, snapshot=before, changes={}, actor=None)
+    version = _add_version(agent, snapshot=after, changes=changes, actor=actor)
+    audit.record(actor=actor, action=action, subject=agent, changes=changes,
+                 note=note or f"version {version.number}")
+    return agent
+
+
+@transaction.atomic
+def agent_delete(*, agent: Agent, actor=None) -> None:
+    """Delete the agent; its versions and audit entries stay."""
+    snapshot = agent_snapshot(agent)
+    audit.record(
+        actor=actor, action="agent.delete", subject=agent,
+        changes={name: {"from": value, "to": None} for name, value in snapshot.items()},
+    )
+    agent.delete()

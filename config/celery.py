@@ -4,7 +4,9 @@ import os
 
 from celery import Celery, signals
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+# Production unless told otherwise: a deployment that forgets the variable must not run with
+# debug on and a public key. Local development sets it (manage.py, bin/demo).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
 app = Celery("debates")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -2,5 +2,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+# Production unless told otherwise: a deployment that forgets the variable must not run with
+# debug on and a public key. Local development sets it (manage.py, bin/demo).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 application = get_wsgi_application()

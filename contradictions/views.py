@@ -9,6 +9,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from accounts import ratelimit
 from contradictions import selectors, services
 from contradictions.forms import RunStartForm
 from contradictions.models import ContradictionRun
@@ -29,6 +30,11 @@ def run_list(request):
 @require_http_methods(["GET", "POST"])
 def run_start(request):
     form = RunStartForm(request.POST or None)
+    if request.method == "POST":
+        verdict = ratelimit.hit_create(ratelimit.CONTRADICTION_RUN_CREATE, user=request.user)
+        if not verdict.allowed:  # the API's limit, on the same counter
+            return ratelimit.form_refused(request, "contradictions/start.html", form, verdict,
+                                          "contradiction runs")
     if request.method == "POST" and form.is_valid():
         payload = form.cleaned_data["reports"]
         try:

@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from accounts import ratelimit
 from debates import selectors, services
 from debates.forms import DebateStartForm
 from debates.models import Debate
@@ -49,6 +50,10 @@ def debate_list(request):
 @require_http_methods(["GET", "POST"])
 def debate_start(request):
     form = DebateStartForm(request.POST or None)
+    if request.method == "POST":
+        verdict = ratelimit.hit_create(ratelimit.DEBATE_CREATE, user=request.user)
+        if not verdict.allowed:  # the API's limit, on the same counter
+            return ratelimit.form_refused(request, "debates/start.html", form, verdict, "debates")
     if request.method == "POST" and form.is_valid():
         try:
             debate = services.debate_create(

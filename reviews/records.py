@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.utils.timesince import timesince
 
+import audit
 from reviews.models import ReviewEvent, ReviewItem
 
 
@@ -39,6 +40,16 @@ def conflict_if_taken(item: ReviewItem, user) -> None:
 
 def record(item: ReviewItem, *, actor, action, from_status: str, note: str = "",
            data: dict | None = None) -> ReviewEvent:
+    """Store the item's event and, in the same transaction, the staff audit trail's entry
+    (who did what to which item, from what status to what, with the verdict and decision)."""
+    data = data or {}
+    changes = {"status": {"from": from_status, "to": item.status}}
+    for key in ("verdict", "decision"):
+        if key in data:
+            changes[key] = {"from": None, "to": data[key]}
+    if action != ReviewEvent.Action.CREATED:  # the system queueing an item is not a staff action
+        audit.record(actor=actor, action=f"review.{str(action)}", subject=item, changes=changes,
+                     note=note)
     return ReviewEvent.objects.create(
         item=item,
         actor=actor,
@@ -46,5 +57,5 @@ def record(item: ReviewItem, *, actor, action, from_status: str, note: str = "",
         from_status=from_status,
         to_status=item.status,
         note=note,
-        data=data or {},
+        data=data,
     )

@@ -96,14 +96,14 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         return {"owner": request.user.pk, **super().get_changeform_initial_data(request)}
 
     def save_model(self, request, obj, form, change):
-        services.schedule_save(schedule=obj)
+        services.schedule_save(schedule=obj, actor=request.user)
 
     def delete_model(self, request, obj):
-        services.schedule_delete(schedule=obj)
+        services.schedule_delete(schedule=obj, actor=request.user)
 
     def delete_queryset(self, request, queryset):
         for schedule in queryset:
-            services.schedule_delete(schedule=schedule)
+            services.schedule_delete(schedule=schedule, actor=request.user)
 
     @admin.display(description="When")
     def when(self, obj):
@@ -180,13 +180,13 @@ class DebateScheduleAdmin(admin.ModelAdmin):
     @admin.action(description="Pause", permissions=["change"])
     def pause(self, request, queryset):
         for schedule in queryset:
-            services.schedule_set_enabled(schedule=schedule, enabled=False)
+            services.schedule_set_enabled(schedule=schedule, enabled=False, actor=request.user)
         self.message_user(request, f"Paused {len(queryset)} schedule(s).")
 
     @admin.action(description="Resume", permissions=["change"])
     def resume(self, request, queryset):
         for schedule in queryset:
-            services.schedule_set_enabled(schedule=schedule, enabled=True)
+            services.schedule_set_enabled(schedule=schedule, enabled=True, actor=request.user)
         self.message_user(request, f"Resumed {len(queryset)} schedule(s).")
 
 

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
+import audit
 from debates import defense
 from debates.models import Debate
 from debates.services import debate_create
@@ -148,12 +149,36 @@ def _sync_periodic_task(schedule: DebateSchedule) -> None:
         schedule.save(update_fields=["periodic_task"])
 
 
+# What the audit trail compares when a schedule is edited.
+AUDITED_FIELDS = (
+    "name", "owner", "enabled", "questions", "protocol", "agents", "options", "kind", "every",
+    "period", "minute", "hour", "day_of_week", "day_of_month", "month_of_year", "timezone",
+)
+
+
+def _audited(schedule: DebateSchedule) -> dict[str, Any]:
+    return audit.snapshot(schedule, AUDITED_FIELDS)
+
+
 @transaction.atomic
-def schedule_save(*, schedule: DebateSchedule) -> DebateSchedule:
-    """Validate and store a new or edited schedule, and put beat in step with it."""
+def schedule_save(*, schedule: DebateSchedule, actor=None) -> DebateSchedule:
+    """Validate and store a new or edited schedule, and put beat in step with it. An edit by a
+    user (`actor`) is recorded in the audit trail, from what to what."""
     schedule_validate(schedule)
+    before = None
+    if schedule.pk is not None:
+        current = DebateSchedule.objects.select_for_update().filter(pk=schedule.pk).first()
+        before = _audited(current) if current is not None else None
     schedule.save()
     _sync_periodic_task(schedule)
+    if actor is not None:
+        after = _audited(schedule)
+        if before is None:
+            audit.record(actor=actor, action="schedule.create", subject=schedule,
+                         changes={k: {"from": None, "to": v} for k, v in after.items()})
+        elif changes := audit.diff(before, after):
+            audit.record(actor=actor, action="schedule.change", subject=schedule,
+                         changes=changes)
     return schedule
 
 
@@ -166,19 +191,27 @@ def schedule_create(*, name: str, owner, questions: list[str] | str, **fields) -
 
 
 @transaction.atomic
-def schedule_set_enabled(*, schedule: DebateSchedule, enabled: bool) -> DebateSchedule:
+def schedule_set_enabled(*, schedule: DebateSchedule, enabled: bool,
+                         actor=None) -> DebateSchedule:
     """Pause or resume. A paused schedule's beat task is disabled; its history is kept."""
     schedule = DebateSchedule.objects.select_for_update().get(pk=schedule.pk)
     if schedule.enabled != enabled:
         schedule.enabled = enabled
         schedule.save(update_fields=["enabled", "updated_at"])
+        if actor is not None:
+            audit.record(actor=actor, action="schedule.resume" if enabled else "schedule.pause",
+                         subject=schedule,
+                         changes={"enabled": {"from": not enabled, "to": enabled}})
     _sync_periodic_task(schedule)
     return schedule
 
 
 @transaction.atomic
-def schedule_delete(*, schedule: DebateSchedule) -> None:
+def schedule_delete(*, schedule: DebateSchedule, actor=None) -> None:
     """Delete the schedule and its beat task. Its debates stay, unlinked."""
+    if actor is not None:
+        audit.record(actor=actor, action="schedule.delete", subject=schedule,
+                     changes={k: {"from": v, "to": None} for k, v in _audited(schedule).items()})
     task_id = schedule.periodic_task_id
     schedule.delete()
     if task_id:

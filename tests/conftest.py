@@ -15,6 +15,18 @@ from django.conf import settings
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
+# A secret key production accepts (50+ characters, varied), for settings tests in a subprocess.
+STRONG_KEY = "k3Y-" + "aB9_cD8-eF7_gH6-iJ5_kL4-mN3_oP2-qR1_sT0-uV9_wX8-yZ7_"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits(redis_client):
+    """Create limits and failed-login counts live in Redis; each test starts with none (other
+    keys are left)."""
+    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
+    for pattern in (f"{prefix}:*throttle:*", f"{prefix}:*axes*"):
+        for key in redis_client.scan_iter(pattern):
+            redis_client.delete(key)
 
 
 @pytest.fixture

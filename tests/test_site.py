@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from debates import services
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STRONG_KEY
 
 
 def test_production_settings_refuse_to_start_without_a_secret_key():
@@ -25,7 +25,7 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
 
 def test_production_settings_start_with_a_secret_key():
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_SECRET_KEY": "x" * 50, "DJANGO_ALLOWED_HOSTS": "example.org"}
+           "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org"}
     result = subprocess.run(
         [sys.executable, "-c",
          "import django; django.setup(); from django.conf import settings; "

@@ -10,6 +10,7 @@ from rest_framework.parsers import JSONParser
 
 from agents.api.serializers import AgentSerializer
 from agents.models import Agent
+from agents.services import agent_save
 from api.schema import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, UNAUTHENTICATED
 
 
@@ -64,7 +65,11 @@ class AgentViewSet(
     def _save(self, serializer):
         try:
             with transaction.atomic():
-                serializer.save()
+                # Versioned and recorded in the audit trail, as the admin's saves are.
+                agent = serializer.instance or Agent()
+                for field, value in serializer.validated_data.items():
+                    setattr(agent, field, value)
+                serializer.instance = agent_save(agent=agent, actor=self.request.user)
         except IntegrityError:  # a concurrent request took the name or slug
             raise ValidationError(
                 {"non_field_errors": ["An agent with this name or slug already exists."]}

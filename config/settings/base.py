@@ -1,8 +1,12 @@
 """Settings shared by every mode. Everything a deployment changes is read from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.utils.csp import CSP
+
+from .envvars import env_bool
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -10,7 +14,7 @@ env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
-DEBUG = env.bool("DJANGO_DEBUG", default=False)
+DEBUG = env_bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
@@ -22,9 +26,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "audit",
     "accounts",
     "django_celery_beat",
     "agents",
@@ -42,7 +48,43 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# --- Logins: failed attempts throttled per account and per address (django-axes) --------------
+# After LOGIN_FAILURE_LIMIT failures for one username, or from one address, logins from it are
+# refused (429) for LOGIN_LOCKOUT_MINUTES; a success clears the count. Counted in Redis.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "accounts.ratelimit.client_ip"
+# Reverse proxies in front of the service that append to X-Forwarded-For (0: use the peer).
+TRUSTED_PROXY_COUNT = env.int("DJANGO_TRUSTED_PROXY_COUNT", default=0)
+
+# Content-Security-Policy: scripts and styles only from this site, or inline with the
+# response's nonce (`{{ csp_nonce }}` in templates); no inline event handlers or style
+# attributes, no other origins, no framing.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -58,6 +100,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -138,8 +181,10 @@ SPECTACULAR_SETTINGS = {
 DEBATE_API_CREATE_RATE = env.str("DEBATE_API_CREATE_RATE", default="30/minute")
 # Webhooks: callback URLs that resolve to private, loopback or link-local addresses are refused
 # unless this is on (local development and tests, where the receiver runs on this machine).
-WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10.0)
+# A CA bundle (path) to verify https receivers with, e.g. a private CA; empty: the usual CAs.
+WEBHOOK_CA_BUNDLE = env.str("WEBHOOK_CA_BUNDLE", default="")
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
 WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=10.0)
 WEBHOOK_RETRY_MAX_DELAY = env.float("WEBHOOK_RETRY_MAX_DELAY", default=600.0)

@@ -1,9 +1,13 @@
-"""Production: no default secrets, secure cookies, HTTPS behind a proxy."""
+"""Production: no default secrets, secure cookies, HTTPS behind a proxy, HSTS.
+
+This is what `wsgi.py`, `asgi.py` and the Celery app load unless DJANGO_SETTINGS_MODULE says
+otherwise; only `manage.py` defaults to the local settings."""
 
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
 from .base import env
+from .envvars import env_bool
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
@@ -11,11 +15,21 @@ if not SECRET_KEY:
     raise ImproperlyConfigured(
         "DJANGO_SECRET_KEY is not set. Production refuses to start without a secret key."
     )
+# Django's own test for a weak key (the check security.W009), as a refusal to start.
+if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is too weak: use at least 50 random characters, e.g. the output of "
+        "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."
+    )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60)
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+# HSTS: browsers keep to HTTPS for a year, on every subdomain, and the domain may be submitted
+# to the browsers' preload list. See the README for the trade-off before a first deployment.
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False

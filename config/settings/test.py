@@ -6,10 +6,11 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 
 from .base import *  # noqa: E402, F403
 from .base import env  # noqa: E402
+from .envvars import env_bool  # noqa: E402
 
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)
-WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=True)
+WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=True)
 WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=0.2)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
 from tests.factories import StaffFactory, UserFactory
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttle_counters(redis_client):
-    """Throttle windows live in Redis; each test starts with none (other keys are left)."""
-    prefix = settings.CACHES["default"].get("KEY_PREFIX", "")
-    for key in redis_client.scan_iter(f"{prefix}:*throttle:*"):
-        redis_client.delete(key)
 
 
 @pytest.fixture

@@ -249,10 +249,10 @@ def test_production_settings_refuse_private_callback_addresses_whatever_the_envi
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.conftest import ROOT, STRONG_KEY
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_SECRET_KEY": "x" * 50, "DJANGO_ALLOWED_HOSTS": "example.org",
+           "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org",
            "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true"}
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup(); from django.conf import settings;"
