@@ -303,3 +303,18 @@ def test_two_analysts_claiming_through_the_api_at_once_exactly_one_wins(
     item.refresh_from_db()
     assert item.assignee.username == won
     assert ReviewEvent.objects.filter(item=item, action="claimed").count() == 1
+
+
+def test_claiming_and_overriding_are_recorded_in_the_staff_audit_trail(staff_api, split_item):
+    from audit.models import AuditEntry
+
+    assert staff_api.post(f"{URL}{split_item.pk}/claim/", {}, format="json").status_code == 200
+    staff_api.post(f"{URL}{split_item.pk}/resolve/",
+                   {"verdict": "override", "decision": "refuse", "note": "Investment advice."},
+                   format="json")
+    entries = list(AuditEntry.objects.filter(subject_type="reviews.reviewitem",
+                                             subject_id=str(split_item.pk)).order_by("at", "pk"))
+    assert [(e.action, e.actor_name) for e in entries] == [
+        ("review.claimed", "sam"), ("review.resolved", "sam")]
+    assert entries[1].changes["status"] == {"from": "claimed", "to": "resolved"}
+    assert entries[1].note == "Investment advice."

@@ -111,3 +111,20 @@ def test_schedule_edits_pauses_and_deletion_are_audited(editor, default_agents,
     assert entries[2].changes == {"enabled": {"from": True, "to": False}}
     assert all(e.actor_name == "eve" for e in entries)
     assert not DebateSchedule.objects.exists()
+
+
+def test_an_agent_edit_over_the_api_is_versioned_and_audited(default_agents):
+    from tests.api.conftest import client_for
+    from tests.factories import StaffFactory
+
+    staff = StaffFactory(username="ops")
+    response = client_for(staff).patch("/api/v1/agents/accuracy/", {"temperature": 0.1},
+                                       format="json")
+    assert response.status_code == 200, response.json()
+    agent = Agent.objects.get(slug="accuracy")
+    assert agent.temperature == 0.1
+    version = agent.versions.order_by("-number").first()
+    assert version.changed_by_name == "ops"
+    assert version.changes["temperature"]["to"] == 0.1
+    assert AuditEntry.objects.filter(action="agent.change", subject_id=str(agent.pk),
+                                     actor_name="ops").exists()
