@@ -22,7 +22,7 @@ from django.db.models import Prefetch, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from agents import gateway
+from agents import gateway, routing
 from contradictions import arbitration, consensus, detection
 from contradictions.authority import Ranking
 from contradictions.from_debate import Position, reports_from_positions
@@ -87,7 +87,8 @@ def contradiction_run_create(
         value_threshold=Decimal(str(threshold)).quantize(Decimal("0.0001")),
         confidence_gap=gap,
         min_confidence=settings.CONTRADICTION_MIN_CONFIDENCE,
-        model=gateway.resolve_model(settings.CONTRADICTION_ARBITRATOR_MODEL),
+        model=routing.pinned_model(settings.CONTRADICTION_ARBITRATOR_MODEL)
+        or routing.config().route(routing.ARBITRATION_STEP, routing.ARBITRATOR_ROLE),
         authority=authority_ranking().snapshot(),
     )
     stored = AgentReport.objects.bulk_create(

@@ -165,7 +165,8 @@ def debate_export(debate: Debate) -> dict[str, Any]:
     statements = list(debate.statements.all())
     round_names = {r.number: r.name for r in debate.rounds.all()}
     calls = list(debate.llm_calls.all())
-    models = sorted({c.model for c in calls} | {p.model_name for p in debate.participants.all()})
+    models = sorted({c.model for c in calls}
+                    | {p.model_name for p in debate.participants.all() if p.model_name})
     analyses = [_statement(s) for s in statements if s.kind == Statement.Kind.ANALYSIS]
     revisions = [_statement(s) for s in statements if s.kind == Statement.Kind.REVISION]
     challenges = [
