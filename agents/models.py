@@ -117,8 +117,8 @@ class GatewayCall(models.Model):
     # What `done_fields` sets, for bulk updates.
     DONE_FIELDS = (
         "status", "model", "deployment", "raw_response", "reasoning_content", "raw_escaped",
-        "parsed", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error",
-        "completed_at",
+        "parsed", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts",
+        "error", "completed_at",
     )
 
     class Meta:
