@@ -98,10 +98,6 @@ def load() -> None:
     _get_litellm()
 
 
-def resolve_model(model_name: str | None) -> str:
-    return (model_name or "").strip() or settings.DEBATE_DEFAULT_MODEL
-
-
 def _call(litellm, target: routing.Target, **kwargs):
     """One attempt: through the Router along the target's deployments, or directly."""
     if not target.routed:

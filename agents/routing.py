@@ -255,7 +255,7 @@ def check_model_choice(name: Any) -> None:
     current = config()
     if not current.is_allowed(name.strip()):
         raise ValidationError(
-            f"Model {name.strip()[:100]!r} is not allowed. Allowed: "
+            f"{name.strip()[:100]!r} is not an allowed model. Allowed: "
             f"{', '.join(current.allowed_models())}."
         )
 
