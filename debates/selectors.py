@@ -203,6 +203,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
             for p in debate.participants.all()
         ],
         "models": models,
+        "deployments": sorted({c.deployment for c in calls if c.deployment}),
         "options": debate.options,
         "rounds": [
             {"number": 1, "name": round_names.get(1, "Initial Analysis"), "data": analyses},
