@@ -45,12 +45,46 @@ _litellm = None
 
 
 class LLMError(Exception):
-    """A call that did not produce a reply. `permanent` errors are not worth retrying."""
+    """A call that did not produce a reply. `permanent` errors are not worth retrying.
+    `summary` says what went wrong without the provider's own words (addresses, keys, bodies),
+    for users who are not staff."""
 
-    def __init__(self, message: str, *, permanent: bool, attempts: int = 0):
+    def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
         super().__init__(storable.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
+        self.summary = summary or "the model call failed"
+
+
+# What a stored error shows everyone; what follows the mark is for staff only.
+DETAILS_MARK = "\nDetails (staff only): "
+
+
+def failure_text(lead: str, exc: LLMError) -> str:
+    """A failure to store: `lead` and the summary for everyone, then the details."""
+    return f"{lead}{exc.summary}.{DETAILS_MARK}{exc}"
+
+
+def error_for(text: str, *, staff: bool) -> str:
+    """A stored error as a user may see it: staff see it whole, others up to the details."""
+    return text if staff else text.split(DETAILS_MARK, 1)[0]
+
+
+def _summary(litellm, exc: BaseException, name: str) -> str:
+    kinds = [
+        (litellm.RateLimitError, "the provider is limiting requests (rate limit)"),
+        (litellm.Timeout, "the provider did not answer in time"),
+        (litellm.APIConnectionError, "the provider could not be reached"),
+        (litellm.AuthenticationError, "the provider refused the credentials"),
+        (litellm.PermissionDeniedError, "the provider refused the credentials"),
+        (litellm.NotFoundError, "the provider does not know the model"),
+        ((litellm.InternalServerError, litellm.ServiceUnavailableError),
+         "the provider had a server error"),
+        (litellm.BadRequestError, "the provider refused the request"),
+    ]
+    what = next((text for kind, text in kinds if isinstance(exc, kind)),
+                "the model could not be called")
+    return f"{name}: {what}"
 
 
 @dataclass(frozen=True)
@@ -229,6 +263,7 @@ def complete(
                     f"{model}: gave up after {attempt} attempts: {exc}",
                     permanent=False,
                     attempts=attempt,
+                    summary=f"{_summary(litellm, exc, model)}, {attempt} attempts",
                 ) from exc
             delay = _backoff(attempt)
             logger.warning(
@@ -239,7 +274,8 @@ def complete(
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - anything else (bad key, bad request) is final
-            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt) from exc
+            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt,
+                           summary=_summary(litellm, exc, model)) from exc
 
         deployment = _answered_by(target, response)
         answered_model = deployment.model if deployment else model

@@ -182,7 +182,7 @@ def debate_run(*, debate_id) -> Debate | None:
 def _readable_error(exc: BaseException) -> str:
     if isinstance(exc, gateway.LLMError):
         kind = "permanent" if exc.permanent else "after retries"
-        return f"The language model failed ({kind}): {exc}"
+        return gateway.failure_text(f"The language model failed ({kind}): ", exc)
     if isinstance(exc, SoftTimeLimitExceeded):
         return (
             f"The debate ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) "
@@ -325,7 +325,8 @@ class _DebateRunner:
 
     def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
-            status=LLMCall.Status.FAILED, error=str(exc)[:5000], attempts=exc.attempts
+            status=LLMCall.Status.FAILED, error=gateway.failure_text("", exc)[:5000],
+            attempts=exc.attempts,
         )
 
     @transaction.atomic

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.validators import UniqueValidator
 
+from agents import gateway
 from agents.models import Agent
 from debates import selectors, webhooks
 from debates.defense import MAX_QUERY_LENGTH
@@ -91,6 +92,14 @@ class BlankAsNullCharField(serializers.CharField):
 
     def to_representation(self, value):
         return value or None
+
+
+class ModelErrorField(BlankAsNullCharField):
+    """A stored model error: whole for staff, without the provider's details for others."""
+
+    def to_representation(self, value):
+        user = getattr(self.context.get("request"), "user", None)
+        return gateway.error_for(value or "", staff=bool(getattr(user, "is_staff", False))) or None
 
 
 # --- starting a debate --------------------------------------------------------------------------
@@ -205,7 +214,7 @@ class DebateSummarySerializer(serializers.ModelSerializer):
 class DebateDetailSerializer(DebateSummarySerializer):
     decision_override = BlankAsNullCharField(help_text="A reviewer's verdict, if any.")
     callback_url = BlankAsNullCharField()
-    error = BlankAsNullCharField()
+    error = ModelErrorField()
     injection_suspected = serializers.SerializerMethodField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     transcript = serializers.SerializerMethodField(

@@ -12,6 +12,7 @@ from django.urls import reverse
 from agents.models import Agent
 from debates.models import Debate, Participant
 from tests.debates.test_views import text_of
+from tests.support.fake_openai import Reply
 
 DEBATES = "/api/v1/debates/"
 AGENTS = "/api/v1/agents/"
@@ -81,3 +82,30 @@ def test_the_new_debate_form_refuses_a_model_off_the_list(client, django_user_mo
     })
     assert accepted.status_code == 302
     assert Debate.objects.get().options["model"] == "openai/gpt-4o-mini"
+
+
+# --- provider errors: a summary for users, the details for staff ------------------------------
+
+
+def test_a_provider_error_is_summarised_for_its_owner_and_whole_for_staff(
+    api, staff_api, user, fake_openai, client,
+):
+    from debates import services
+
+    fake_openai.default = Reply.error(
+        401, "Incorrect API key provided: sk-fake***. Internal host 10.0.0.5:8443.")
+    debate = services.debate_create(query="Is it raining?", created_by=user, enqueue=False,
+                                    options={"model": fake_openai.model})
+    services.debate_run(debate_id=debate.id)  # the real gateway, in process
+    summary = ("The language model failed (permanent): openai/fake-model: the provider refused "
+               "the credentials.")
+
+    shown = api.get(f"{DEBATES}{debate.id}/").json()["error"]
+    assert shown == summary
+    whole = staff_api.get(f"{DEBATES}{debate.id}/").json()["error"]
+    assert whole.startswith(summary + "\nDetails (staff only): ")
+    assert "Internal host 10.0.0.5:8443" in whole
+
+    client.force_login(user)
+    page = unescape(text_of(client.get(reverse("debates:detail", args=[debate.id]))))
+    assert summary in page and "10.0.0.5" not in page and "Incorrect API key" not in page
