@@ -47,13 +47,14 @@ _litellm = None
 class LLMError(Exception):
     """A call that did not produce a reply. `permanent` errors are not worth retrying.
     `summary` says what went wrong without the provider's own words (addresses, keys, bodies),
-    for users who are not staff."""
+    for users who are not staff; the gateway always gives one (an error made without one is
+    shown whole)."""
 
     def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
         super().__init__(storable.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
-        self.summary = summary or "the model call failed"
+        self.summary = summary
 
 
 # What a stored error shows everyone; what follows the mark is for staff only.
@@ -62,6 +63,8 @@ DETAILS_MARK = "\nDetails (staff only): "
 
 def failure_text(lead: str, exc: LLMError) -> str:
     """A failure to store: `lead` and the summary for everyone, then the details."""
+    if not exc.summary:
+        return f"{lead}{exc}"
     return f"{lead}{exc.summary}.{DETAILS_MARK}{exc}"
 
 
