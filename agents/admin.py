@@ -1,6 +1,10 @@
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import path
 
+from agents import routing
 from agents.models import Agent
 
 
@@ -51,6 +55,30 @@ class AgentAdmin(admin.ModelAdmin):
         ("History", {"fields": ("created_at", "updated_at")}),
     )
 
+    change_list_template = "admin/agents/agent/change_list.html"
+
     @admin.display(description="Protocols")
     def protocol_list(self, obj):
         return ", ".join(obj.protocols)
+
+    def get_urls(self):
+        routes = path("routing/", self.admin_site.admin_view(self.routing_view),
+                      name="agents_agent_routing")
+        return [routes, *super().get_urls()]
+
+    def routing_view(self, request):
+        """Read-only: the model groups, routes, fallbacks and allow-list in force (settings)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        config = routing.config()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Model routing",
+            "groups": [(name, deployments, config.fallbacks.get(name, ()))
+                       for name, deployments in sorted(config.groups.items())],
+            "routes": sorted(config.routes.items(),
+                             key=lambda item: (item[0].count(routing.ANY), item[0])),
+            "allowed": config.allowed_models(),
+        }
+        return TemplateResponse(request, "admin/agents/routing.html", context)

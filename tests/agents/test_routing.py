@@ -207,3 +207,29 @@ def test_offline_use_is_known_for_pinned_and_routed_participants(settings):
     assert not config.uses_offline("openai/gpt-4o")
     settings.DEBATE_DEFAULT_MODEL = "openai/gpt-4o"
     assert not routing.config().uses_offline("")
+
+
+# --- the admin's read-only page ---------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_staff_read_the_routing_in_force_in_the_admin(client, django_user_model, settings):
+    from django.contrib.auth.models import Permission
+
+    settings.DEBATE_MODEL_GROUPS = {"cheap": [{"model": "openai/gpt-4o-mini", "name": "mini"}]}
+    settings.DEBATE_MODEL_FALLBACKS = {"reasoning": ["cheap"]}
+    viewer = django_user_model.objects.create_user("vic", password="a-long-pass", is_staff=True)
+    client.force_login(viewer)
+    assert client.get("/admin/agents/agent/routing/").status_code == 403
+    viewer.user_permissions.add(Permission.objects.get(codename="view_agent"))
+
+    response = client.get("/admin/agents/agent/routing/")
+
+    assert response.status_code == 200
+    text = " ".join(response.content.decode().split())
+    assert "<td>cheap</td><td>mini (openai/gpt-4o-mini)</td><td>none</td>" in text
+    assert ("<td>reasoning</td><td>reasoning-1 (offline/heuristic-demo)</td><td>cheap</td>"
+            in text)
+    assert "<td>challenge:*</td><td>cheap</td>" in text
+    assert "openai/gpt-4o-mini" in text.split('data-testid="routing-allowed"')[1]
+    assert "Model routing" in client.get("/admin/agents/agent/").content.decode()
