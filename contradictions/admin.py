@@ -48,7 +48,8 @@ class FindingInline(ReadOnlyInline):
 class CallInline(ReadOnlyInline):
     model = ArbitrationCall
     fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
-              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error")
+              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+              "attempts", "error")
     verbose_name_plural = "Arbitration calls (raw output)"
 
 

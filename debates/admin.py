@@ -63,7 +63,8 @@ class VoteInline(ReadOnlyInline):
 class LLMCallInline(ReadOnlyInline):
     model = LLMCall
     fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
-              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error")
+              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+              "attempts", "error")
     verbose_name_plural = "LLM calls (raw output)"
 
 
