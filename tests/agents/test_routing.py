@@ -233,3 +233,12 @@ def test_staff_read_the_routing_in_force_in_the_admin(client, django_user_model,
     assert "<td>challenge:*</td><td>cheap</td>" in text
     assert "openai/gpt-4o-mini" in text.split('data-testid="routing-allowed"')[1]
     assert "Model routing" in client.get("/admin/agents/agent/").content.decode()
+
+
+def test_manage_py_check_reports_a_bad_routing_configuration(settings):
+    from agents.apps import check_model_routing
+
+    assert check_model_routing() == []
+    settings.DEBATE_MODEL_ROUTES = {"turn:*": "nosuch"}
+    [error] = check_model_routing()
+    assert error.id == "agents.E001" and "'turn:*' -> 'nosuch'" in error.msg
