@@ -28,13 +28,13 @@ def allow_list(settings):
 
 
 @pytest.mark.parametrize("model", ["ollama/llama3", "nonexistent/foo-model",
-                                   "openai/gpt-4o-mini-2024"])
+                                   "openai/gpt-4o-mini-2024", "openai/gpt-4o-mini\x00"])
 def test_a_model_off_the_list_is_a_400_naming_the_allowed_ones(api, model):
     response = api.post(DEBATES, {"question": "Is it raining?", "options": {"model": model}},
                         format="json")
     assert response.status_code == 400
     assert response.json() == {
-        "options": [f"model: '{model}' is not an allowed model. {ALLOWED}"]}
+        "options": [f"model: {model!r} is not an allowed model. {ALLOWED}"]}
     assert Debate.objects.count() == 0 and Participant.objects.count() == 0
 
 
