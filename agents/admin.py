@@ -1,9 +1,11 @@
 from django import forms
 from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.html import format_html, format_html_join
 
-from agents import services
+from agents import routing, services
 from agents.models import Agent, AgentVersion
 from agents.services import agent_protocol_names, agent_protocols_clean
 
@@ -48,6 +50,8 @@ class AgentAdmin(admin.ModelAdmin):
         ("History", {"fields": ("created_at", "updated_at", "version_history")}),
     )
 
+    change_list_template = "admin/agents/agent/change_list.html"
+
     def save_model(self, request, obj, form, change):
         services.agent_save(agent=obj, actor=request.user)
 
@@ -90,6 +94,27 @@ class AgentAdmin(admin.ModelAdmin):
     def protocol_list(self, obj):
         return ", ".join(obj.protocols)
 
+    def get_urls(self):
+        routes = path("routing/", self.admin_site.admin_view(self.routing_view),
+                      name="agents_agent_routing")
+        return [routes, *super().get_urls()]
+
+    def routing_view(self, request):
+        """Read-only: the model groups, routes, fallbacks and allow-list in force (settings)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        config = routing.config()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Model routing",
+            "groups": [(name, deployments, config.fallbacks.get(name, ()))
+                       for name, deployments in sorted(config.groups.items())],
+            "routes": sorted(config.routes.items(),
+                             key=lambda item: (item[0].count(routing.ANY), item[0])),
+            "allowed": config.allowed_models(),
+        }
+        return TemplateResponse(request, "admin/agents/routing.html", context)
 
 def _short(value, limit: int = 80) -> str:
     text = repr(value)

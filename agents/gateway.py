@@ -1,6 +1,7 @@
 """The one door to language models. Every LLM call in the service goes through `complete`.
 
-litellm does the talking; this module adds what the service needs around it: the default model,
+litellm does the talking (its Router for the named model groups of `agents.routing`, with their
+fallbacks); this module adds what the service needs around it: which deployment a call goes to,
 JSON-structured output, a per-call timeout, bounded retries with backoff on rate limits, server
 errors, timeouts and empty replies, typed errors, and the accounting of every call (tokens,
 cost, latency).
@@ -28,7 +29,7 @@ from typing import Any
 
 from django.conf import settings
 
-from agents import storable
+from agents import routing, storable
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -44,12 +45,49 @@ _litellm = None
 
 
 class LLMError(Exception):
-    """A call that did not produce a reply. `permanent` errors are not worth retrying."""
+    """A call that did not produce a reply. `permanent` errors are not worth retrying.
+    `summary` says what went wrong without the provider's own words (addresses, keys, bodies),
+    for users who are not staff; the gateway always gives one (an error made without one is
+    shown whole)."""
 
-    def __init__(self, message: str, *, permanent: bool, attempts: int = 0):
+    def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
         super().__init__(storable.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
+        self.summary = summary
+
+
+# What a stored error shows everyone; what follows the mark is for staff only.
+DETAILS_MARK = "\nDetails (staff only): "
+
+
+def failure_text(lead: str, exc: LLMError) -> str:
+    """A failure to store: `lead` and the summary for everyone, then the details."""
+    if not exc.summary:
+        return f"{lead}{exc}"
+    return f"{lead}{exc.summary}.{DETAILS_MARK}{exc}"
+
+
+def error_for(text: str, *, staff: bool) -> str:
+    """A stored error as a user may see it: staff see it whole, others up to the details."""
+    return text if staff else text.split(DETAILS_MARK, 1)[0]
+
+
+def _summary(litellm, exc: BaseException, name: str) -> str:
+    kinds = [
+        (litellm.RateLimitError, "the provider is limiting requests (rate limit)"),
+        (litellm.Timeout, "the provider did not answer in time"),
+        (litellm.APIConnectionError, "the provider could not be reached"),
+        (litellm.AuthenticationError, "the provider refused the credentials"),
+        (litellm.PermissionDeniedError, "the provider refused the credentials"),
+        (litellm.NotFoundError, "the provider does not know the model"),
+        ((litellm.InternalServerError, litellm.ServiceUnavailableError),
+         "the provider had a server error"),
+        (litellm.BadRequestError, "the provider refused the request"),
+    ]
+    what = next((text for kind, text in kinds if isinstance(exc, kind)),
+                "the model could not be called")
+    return f"{name}: {what}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +102,8 @@ class LLMResponse:
     # What the provider sent (None: the same as `content`) and the reasoning litellm separated.
     raw_content: str | None = None
     reasoning_content: str = ""
+    # The routing deployment that answered ("reasoning-2"); empty for a model called directly.
+    deployment: str = ""
 
 
 def _get_litellm():
@@ -95,8 +135,28 @@ def load() -> None:
     _get_litellm()
 
 
-def resolve_model(model_name: str | None) -> str:
-    return (model_name or "").strip() or settings.DEBATE_DEFAULT_MODEL
+def _call(litellm, target: routing.Target, **kwargs):
+    """One attempt: through the Router along the target's deployments, or directly."""
+    if not target.routed:
+        return litellm.completion(model=target.name, num_retries=0, **kwargs)
+    return routing.router(litellm).completion(
+        model=target.deployments[0].id,
+        fallbacks=routing.router_fallbacks(target),
+        num_retries=0,
+        **kwargs,
+    )
+
+
+def _answered_by(target: routing.Target, response) -> routing.Deployment | None:
+    """The deployment the Router reports for a reply (its `model_id`)."""
+    if not target.routed:
+        return None
+    hidden = getattr(response, "_hidden_params", None) or {}
+    model_id = hidden.get("model_id")
+    found = next((d for d in target.deployments if d.id == model_id), None)
+    if found is None:
+        logger.warning("%s: the reply names no known deployment (%r)", target.name, model_id)
+    return found
 
 
 def is_offline_model(model: str) -> bool:
@@ -164,15 +224,22 @@ def _backoff(attempt: int) -> float:
 
 def complete(
     *,
-    model: str,
+    model: str | None = None,
     messages: list[dict[str, str]],
     temperature: float = 0.2,
     timeout: float | None = None,
     max_retries: int | None = None,
+    step: str = "",
+    role: str = "",
 ) -> LLMResponse:
-    """Ask `model` for a JSON reply to `messages`. Retries transient failures (an empty reply
-    is one), then raises; an empty reply after the last attempt is returned as it is."""
+    """Ask for a JSON reply to `messages`: from `model` (a group, a deployment or a litellm
+    model string) or, when it is empty, from the group routed to for `step` and `role`.
+    Each attempt goes along the target's deployments (the Router's fallbacks); transient
+    failures (an empty reply is one) are retried, then raised; an empty reply after the last
+    attempt is returned as it is."""
     litellm = _get_litellm()
+    target = routing.config().target(model, step=step, role=role)
+    model = target.name
     timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
     max_retries = settings.DEBATE_LLM_MAX_RETRIES if max_retries is None else max_retries
     transient = _transient_errors(litellm)
@@ -184,13 +251,13 @@ def complete(
         attempt += 1
         logged: dict[str, Any] = {}
         try:
-            response = litellm.completion(
-                model=model,
+            response = _call(
+                litellm,
+                target,
                 messages=messages,
                 temperature=temperature,
                 timeout=timeout,
                 response_format={"type": "json_object"},
-                num_retries=0,
                 logger_fn=_keep_provider_body(logged),
             )
         except transient as exc:
@@ -199,6 +266,7 @@ def complete(
                     f"{model}: gave up after {attempt} attempts: {exc}",
                     permanent=False,
                     attempts=attempt,
+                    summary=f"{_summary(litellm, exc, model)}, {attempt} attempts",
                 ) from exc
             delay = _backoff(attempt)
             logger.warning(
@@ -209,12 +277,15 @@ def complete(
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - anything else (bad key, bad request) is final
-            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt) from exc
+            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt,
+                           summary=_summary(litellm, exc, model)) from exc
 
+        deployment = _answered_by(target, response)
+        answered_model = deployment.model if deployment else model
         usage = getattr(response, "usage", None)
         tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
-        cost += _cost(litellm, response, model)
+        cost += _cost(litellm, response, answered_model)
         message = response.choices[0].message
         content = message.content or ""
         if is_empty_reply(content) and attempt <= max_retries:
@@ -227,7 +298,7 @@ def complete(
     sent = _provider_message(logged.get("original_response"))
     raw = _text(sent.get("content")) if sent is not None else content
     return LLMResponse(
-        model=model,
+        model=answered_model,
         content=storable.clean_reply(content),
         tokens_in=tokens_in,
         tokens_out=tokens_out,
@@ -236,6 +307,7 @@ def complete(
         attempts=attempt,
         raw_content=raw,
         reasoning_content=_text(getattr(message, "reasoning_content", None)),
+        deployment=deployment.id if deployment else "",
     )
 
 

@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from agents import storable
+from agents import routing, storable
 from agents.validators import no_control_characters
 
 
@@ -27,7 +27,9 @@ class Agent(models.Model):
     model_name = models.CharField(
         max_length=200,
         blank=True,
-        help_text="litellm model string, e.g. openai/gpt-4o-mini. Empty: the default model.",
+        validators=[routing.check_model_choice],
+        help_text="A model group (reasoning, moderation, ...) or an allowed litellm model "
+        "string. Empty: routed by step and role. Wins over a debate's model option.",
     )
     temperature = models.FloatField(
         default=0.2, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]
@@ -78,7 +80,17 @@ class GatewayCall(models.Model):
 
     key = models.CharField(max_length=120)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    model = models.CharField(max_length=200)
+    model = models.CharField(
+        max_length=200,
+        help_text="While in flight: what was asked for (a group, or a model). Once answered: "
+        "the litellm model string that answered.",
+    )
+    deployment = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The routing deployment that answered (agents/routing.py), after any "
+        "fallbacks; empty for a model called directly.",
+    )
     prompt = models.JSONField(default=list, help_text="The messages sent.")
     raw_response = models.TextField(
         blank=True,
@@ -108,9 +120,9 @@ class GatewayCall(models.Model):
 
     # What `done_fields` sets, for bulk updates.
     DONE_FIELDS = (
-        "status", "model", "raw_response", "reasoning_content", "raw_escaped", "parsed",
-        "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error",
-        "completed_at",
+        "status", "model", "deployment", "raw_response", "reasoning_content", "raw_escaped",
+        "parsed", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts",
+        "error", "completed_at",
     )
 
     class Meta:
@@ -138,6 +150,7 @@ class GatewayCall(models.Model):
         return {
             "status": cls.Status.DONE,
             "model": response.model,
+            "deployment": response.deployment,
             "raw_response": storable.escape(raw, force=escaped)[0],
             "reasoning_content": storable.escape(response.reasoning_content, force=escaped)[0],
             "raw_escaped": escaped,

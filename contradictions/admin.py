@@ -48,9 +48,9 @@ class FindingInline(ReadOnlyInline):
 
 class CallInline(ReadOnlyInline):
     model = ArbitrationCall
-    fields = ("key", "status", "model", "raw_response", "reasoning_content", "raw_escaped",
-              "parse_failed", "tokens_in",
-              "tokens_out", "cost_usd", "latency_ms", "attempts", "error")
+    fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
+              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+              "attempts", "error")
     verbose_name_plural = "Arbitration calls (raw output)"
 
 

@@ -64,7 +64,7 @@ class RunWork(runs.Work):
     def readable_error(self, exc: BaseException) -> str:
         if isinstance(exc, gateway.LLMError):
             kind = "permanent" if exc.permanent else "after retries"
-            return f"The arbitrator's model failed ({kind}): {exc}"
+            return gateway.failure_text(f"The arbitrator's model failed ({kind}): ", exc)
         return super().readable_error(exc)
 
     def failed(self, row: ContradictionRun) -> None:
@@ -257,7 +257,8 @@ class _Runner:
                 [(by_pk[pk], cases[pk], call_ids[pk], response) for pk, response in answered]
             ),
             on_failed=lambda pk, exc: ArbitrationCall.objects.filter(pk=call_ids[pk]).update(
-                status=ArbitrationCall.Status.FAILED, error=str(exc)[:5000],
+                status=ArbitrationCall.Status.FAILED,
+                error=gateway.failure_text("", exc)[:5000],
                 attempts=exc.attempts,
             ),
         )

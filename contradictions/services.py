@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from agents import gateway
+from agents import routing
 from contradictions import detection
 from contradictions.authority import Ranking
 from contradictions.from_debate import Position, reports_from_positions
@@ -70,7 +70,8 @@ def contradiction_run_create(
         value_threshold=Decimal(str(threshold)).quantize(Decimal("0.0001")),
         confidence_gap=gap,
         min_confidence=settings.CONTRADICTION_MIN_CONFIDENCE,
-        model=gateway.resolve_model(settings.CONTRADICTION_ARBITRATOR_MODEL),
+        model=routing.pinned_model(settings.CONTRADICTION_ARBITRATOR_MODEL)
+        or routing.config().route(routing.ARBITRATION_STEP, routing.ARBITRATOR_ROLE),
         authority=authority_ranking().snapshot(),
     )
     stored = AgentReport.objects.bulk_create(

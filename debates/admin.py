@@ -62,9 +62,9 @@ class VoteInline(ReadOnlyInline):
 
 class LLMCallInline(ReadOnlyInline):
     model = LLMCall
-    fields = ("key", "status", "model", "raw_response", "reasoning_content", "raw_escaped",
-              "parse_failed", "tokens_in",
-              "tokens_out", "cost_usd", "latency_ms", "attempts", "error")
+    fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
+              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+              "attempts", "error")
     verbose_name_plural = "LLM calls (raw output)"
 
 
@@ -144,9 +144,9 @@ class DebateAdmin(admin.ModelAdmin):
 
 @admin.register(LLMCall)
 class LLMCallAdmin(admin.ModelAdmin):
-    list_display = ("key", "debate_link", "status", "model", "parse_failed", "tokens_in",
-                    "tokens_out", "cost_usd", "latency_ms", "created_at")
-    list_filter = ("status", "parse_failed", "step", "model")
+    list_display = ("key", "debate_link", "status", "model", "deployment", "parse_failed",
+                    "tokens_in", "tokens_out", "cost_usd", "latency_ms", "created_at")
+    list_filter = ("status", "parse_failed", "step", "model", "deployment")
     search_fields = ("key", "debate__id", "raw_response")
     list_select_related = ("debate",)
     readonly_fields = [f.name for f in LLMCall._meta.fields]

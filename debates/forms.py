@@ -4,7 +4,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 
+from agents import routing
 from debates.protocols import PROTOCOLS, OptionError, effective_options
 
 
@@ -127,5 +129,11 @@ class DebateStartForm(forms.Form):
             for option, message in exc.errors.items():
                 field = option_field_name(protocol, option)
                 self.add_error(field if field in self.fields else None, message)
+        model_field = option_field_name(protocol, "model")
+        if model_field in self.fields and not self.has_error(model_field):
+            try:  # said next to its box; `debate_create` checks it again
+                routing.check_model_choice(given.get("model"))
+            except ValidationError as exc:
+                self.add_error(model_field, [f"model: {m}" for m in exc.messages])
         data["options"] = given
         return data

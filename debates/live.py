@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from agents.gateway import is_offline_model
+from agents import routing
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import PROTOCOLS, presentation_for
 from debates.protocols.presentation import Detail, Fact, Presentation, joined, number
@@ -249,7 +249,7 @@ def arrange(debate: Debate) -> DebateSoFar:
         thinking=[p for p in participants if p.pk in thinking_ids],
         tally=tally,
         usage=_usage(debate, calls),
-        offline=any(is_offline_model(p.model_name) for p in participants),
+        offline=any(routing.config().uses_offline(p.model_name) for p in participants),
         version=_version(debate, rounds, statements, challenges, votes, calls),
         facts=decision_facts(debate, tally, participants),
         notes=(

@@ -101,7 +101,7 @@ class Participant(models.Model):
     slug = models.SlugField(max_length=50)
     role = models.CharField(max_length=50)
     system_prompt = models.TextField()
-    model_name = models.CharField(max_length=200)
+    model_name = models.CharField(max_length=200, blank=True)  # empty: routed
     temperature = models.FloatField()
     can_veto = models.BooleanField(default=False)
     veto_risk_threshold = models.PositiveSmallIntegerField(default=50)

@@ -109,7 +109,8 @@ def debate_export(debate: Debate) -> dict[str, Any]:
     presentation = presentation_for(debate.protocol)
     statements = list(debate.statements.all())
     calls = list(debate.llm_calls.all())
-    models = sorted({c.model for c in calls} | {p.model_name for p in debate.participants.all()})
+    models = sorted({c.model for c in calls}
+                    | {p.model_name for p in debate.participants.all() if p.model_name})
     votes = [
         {
             "agent": v.participant.name,
@@ -133,6 +134,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
             for p in debate.participants.all()
         ],
         "models": models,
+        "deployments": sorted({c.deployment for c in calls if c.deployment}),
         "options": debate.options,
         "rounds": presentation.export_rounds(debate, statements, votes),
         "final_decision": {

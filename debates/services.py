@@ -14,7 +14,7 @@ from django.db.models import Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from agents import gateway
+from agents import gateway, routing
 from agents.models import Agent
 from debates import defense, runs, webhooks
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
@@ -108,12 +108,16 @@ def debate_create(
     except OptionError as exc:
         prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
         raise ValidationError({"options": [prefix + m for m in exc.errors.values()]}) from exc
+    try:
+        routing.check_model_choice(options.get("model"))
+    except ValidationError as exc:
+        raise ValidationError({"options": [f"model: {m}" for m in exc.messages]}) from exc
     protocol = protocol_cls.name
     if callback_url and (problem := webhooks.callback_url_problem(callback_url)):
         raise ValidationError({"callback_url": problem})
     chosen = _select_agents(protocol, agents)
     specs = [
-        participant_spec(a, model=gateway.resolve_model(a.model_name or options.get("model")))
+        participant_spec(a, model=routing.pinned_model(a.model_name, options.get("model")))
         for a in chosen
     ]
     complex_query = defense.is_complex_query(query)
@@ -183,7 +187,7 @@ class DebateWork(runs.Work):
     def readable_error(self, exc: BaseException) -> str:
         if isinstance(exc, gateway.LLMError):
             kind = "permanent" if exc.permanent else "after retries"
-            return f"The language model failed ({kind}): {exc}"
+            return gateway.failure_text(f"The language model failed ({kind}): ", exc)
         if isinstance(exc, SoftTimeLimitExceeded):
             return (
                 f"The debate ran past its time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s) "
@@ -299,7 +303,12 @@ class _DebateRunner:
     def _call_arguments(self, request: CallRequest) -> dict:
         p = self.participants[request.participant]
         return {"model": p.model_name, "messages": list(request.messages),
-                "temperature": p.temperature}
+                "temperature": p.temperature, "step": request.step, "role": p.role}
+
+    def _asked_for(self, request: CallRequest) -> str:
+        """The participant's model, or the group its calls of this step are routed to."""
+        p = self.participants[request.participant]
+        return p.model_name or routing.config().route(request.step, p.role)
 
     def _mark_pending(self, requests: list[CallRequest]) -> None:
         """Record the calls about to be made (the live view shows them as in flight)."""
@@ -311,7 +320,7 @@ class _DebateRunner:
                     key=r.key,
                     round_number=r.round_number,
                     step=r.step,
-                    model=self.participants[r.participant].model_name,
+                    model=self._asked_for(r),
                     prompt=list(r.messages),
                     status=LLMCall.Status.PENDING,
                 )
@@ -325,7 +334,8 @@ class _DebateRunner:
 
     def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
-            status=LLMCall.Status.FAILED, error=str(exc)[:5000], attempts=exc.attempts
+            status=LLMCall.Status.FAILED, error=gateway.failure_text("", exc)[:5000],
+            attempts=exc.attempts,
         )
 
     @transaction.atomic

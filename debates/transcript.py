@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agents.gateway import OFFLINE_NOTICE, is_offline_model
+from agents import routing
+from agents.gateway import OFFLINE_NOTICE
 from debates.models import Debate
 from debates.protocols import presentation_for
 from debates.protocols.presentation import WIDTH
@@ -23,12 +24,12 @@ def render_text(debate: Debate) -> str:
         f"Protocol: {debate.protocol}    Status: {debate.status}",
         "Options:  " + (", ".join(f"{k}={v}" for k, v in debate.options.items() if v != "")
                         or "none"),
-        "Agents:   " + ", ".join(f"{p.name} ({p.model_name})" for p in participants),
+        "Agents:   " + ", ".join(f"{p.name} ({routing.label(p.model_name)})" for p in participants),
     ]
     choice = debate.metadata.get("protocol_choice")
     if choice:
         out.append(f"Chosen:   {choice['requested']} -> {choice['chosen']} ({choice['reason']})")
-    if any(is_offline_model(p.model_name) for p in participants):
+    if any(routing.config().uses_offline(p.model_name) for p in participants):
         out.append(f"Note:     answers come from the {OFFLINE_NOTICE}.")
     for finding in debate.injection_findings:
         out.append(f"Defense:  suspected prompt injection ({finding['kind']}): "
@@ -146,7 +147,8 @@ def render_markdown(debate: Debate) -> str:
         f"- Protocol: {_md(debate.protocol)}{chosen}",
         f"- Status: {debate.get_status_display()}",
         "- Agents: " + ", ".join(
-            f"{_md(p.name)} ({_md(p.role)}, {_md(p.model_name)})" for p in so_far.participants
+            f"{_md(p.name)} ({_md(p.role)}, {_md(routing.label(p.model_name))})"
+            for p in so_far.participants
         ),
         f"- Started: {debate.created_at.isoformat(timespec='seconds')}",
     ]

@@ -87,15 +87,17 @@ def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_
 
 
 @pytest.fixture
-def fake_openai(monkeypatch):
+def fake_openai(monkeypatch, settings):
     """An OpenAI-compatible server on 127.0.0.1 (`tests/support/fake_openai.py`) that the real
-    gateway reaches through litellm: use model `fake_openai.model`; script its replies."""
+    gateway reaches through litellm: use model `fake_openai.model` (the operator allows it);
+    script its replies."""
     from tests.support.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as server:
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # litellm would prefer it
         for name, value in server.env().items():
             monkeypatch.setenv(name, value)
+        settings.DEBATE_ALLOWED_MODELS = [*settings.DEBATE_ALLOWED_MODELS, server.model]
         yield server
 
 

@@ -284,3 +284,18 @@ CONTRADICTION_MAX_CLAIMS = env.int("CONTRADICTION_MAX_CLAIMS", default=1000)
 # Arbitrations of one run made at once (all of a run's contradictions when there are fewer).
 CONTRADICTION_MAX_CONCURRENT_CALLS = env.int("CONTRADICTION_MAX_CONCURRENT_CALLS", default=16)
 CONTRADICTION_API_CREATE_RATE = env.str("CONTRADICTION_API_CREATE_RATE", default="30/minute")
+
+# --- Model routing (agents/routing.py) --------------------------------------------------------
+# Named groups of deployments, as JSON: {"reasoning": ["openai/gpt-4o", {"model": "anthropic/...",
+# "api_key": "os.environ/ANTHROPIC_API_KEY", "name": "claude"}], "cheap": "openai/gpt-4o-mini"}.
+# A group's deployments are tried in order. reasoning, moderation, arbitration and cheap always
+# exist; one not configured has the single deployment DEBATE_DEFAULT_MODEL.
+DEBATE_MODEL_GROUPS = env.json("DEBATE_MODEL_GROUPS", default={})
+# Which group a call uses, by "step:role" ("*" for any), over the default table in the README.
+DEBATE_MODEL_ROUTES = env.json("DEBATE_MODEL_ROUTES", default={})
+# Groups tried after all of a group's deployments failed: {"reasoning": ["cheap"]}.
+DEBATE_MODEL_FALLBACKS = env.json("DEBATE_MODEL_FALLBACKS", default={})
+# Models users may choose (a debate's `model` option, an agent's model) besides the groups,
+# their deployments and DEBATE_DEFAULT_MODEL; a trailing * matches any rest ("offline/*").
+DEBATE_ALLOWED_MODELS = env.list("DEBATE_ALLOWED_MODELS", default=[])
+LOGGING["loggers"]["LiteLLM Router"] = {"level": "WARNING"}

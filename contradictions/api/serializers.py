@@ -17,6 +17,7 @@ from contradictions.models import (
     Finding,
     Resolution,
 )
+from debates.api.serializers import ModelErrorField
 
 RUN_STATUSES = ContradictionRun.Status.values
 REVIEW_STATUSES = ["none", *(c for c in ContradictionRun.ReviewStatus.values if c)]
@@ -89,7 +90,7 @@ class ReportSerializer(serializers.ModelSerializer):
 
 
 class CallSerializer(serializers.ModelSerializer):
-    error = BlankAsNullCharField()
+    error = ModelErrorField()
 
     class Meta:
         model = ArbitrationCall
@@ -160,7 +161,7 @@ class ContradictionSerializer(serializers.ModelSerializer):
 
 class RunDetailSerializer(RunSummarySerializer):
     consensus_narrative = serializers.CharField(read_only=True)
-    error = BlankAsNullCharField()
+    error = ModelErrorField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     value_threshold = serializers.FloatField(read_only=True)
     reports = ReportSerializer(many=True, read_only=True)

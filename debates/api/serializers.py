@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents import gateway
 from api.fields import (
     BlankAsNullCharField,
     StrictCharField,
@@ -22,6 +23,14 @@ PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
 ORDERINGS = ["-created_at", "created_at", "-cost_usd", "cost_usd"]
 REVIEW_STATUSES = ["none", *(c for c in Debate.ReviewStatus.values if c)]
+
+
+class ModelErrorField(BlankAsNullCharField):
+    """A stored model error: whole for staff, without the provider's details for others."""
+
+    def to_representation(self, value):
+        user = getattr(self.context.get("request"), "user", None)
+        return gateway.error_for(value or "", staff=bool(getattr(user, "is_staff", False))) or None
 
 
 # --- starting a debate --------------------------------------------------------------------------
@@ -136,7 +145,7 @@ class DebateSummarySerializer(serializers.ModelSerializer):
 class DebateDetailSerializer(DebateSummarySerializer):
     decision_override = BlankAsNullCharField(help_text="A reviewer's verdict, if any.")
     callback_url = BlankAsNullCharField()
-    error = BlankAsNullCharField()
+    error = ModelErrorField()
     injection_suspected = serializers.SerializerMethodField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     transcript = serializers.SerializerMethodField(

@@ -10,7 +10,7 @@ import pytest
 from litellm.types.utils import Usage
 
 from agents import gateway
-from agents.gateway import LLMError, complete, resolve_model
+from agents.gateway import LLMError, complete
 
 MESSAGES = [{"role": "user", "content": "Reply with a JSON object."}]
 REPLY = '{"decision": "ACT", "confidence": 80, "risk": 10, "reasoning": "fine"}'
@@ -226,25 +226,6 @@ def test_unknown_model_costs_zero_instead_of_failing(monkeypatch, litellm):
     assert response.cost_usd == Decimal(0)
     assert response.content == REPLY
     assert response.tokens_in == 120
-
-
-# --- model names ---
-
-
-@pytest.mark.parametrize("name", ["", "   ", None])
-def test_blank_model_name_resolves_to_the_default_model(settings, name):
-    settings.DEBATE_DEFAULT_MODEL = "anthropic/some-default"
-
-    assert resolve_model(name) == "anthropic/some-default"
-
-
-@pytest.mark.parametrize(
-    ("name", "resolved"), [("openai/x", "openai/x"), (" openai/x ", "openai/x")]
-)
-def test_named_model_is_kept(settings, name, resolved):
-    settings.DEBATE_DEFAULT_MODEL = "anthropic/some-default"
-
-    assert resolve_model(name) == resolved
 
 
 class _Died(BaseException):

@@ -133,8 +133,9 @@ def test_named_agents_without_the_protocols_roles_are_rejected(default_agents):
 
 
 def test_the_model_option_routes_agents_without_a_model_and_an_agents_own_model_wins(
-    default_agents,
+    default_agents, settings,
 ):
+    settings.DEBATE_ALLOWED_MODELS = ["openai/gpt-4o-mini"]
     Agent.objects.filter(slug="moderator").update(model_name="anthropic/claude-judge")
     debate = services.debate_create(query="Is it raining?", protocol="moderated", enqueue=False,
                                     options={"model": "openai/gpt-4o-mini"})
@@ -143,7 +144,8 @@ def test_the_model_option_routes_agents_without_a_model_and_an_agents_own_model_
                       "moderator": "anthropic/claude-judge"}
 
 
-def test_each_call_goes_to_its_agents_model(default_agents):
+def test_each_call_goes_to_its_agents_model(default_agents, settings):
+    settings.DEBATE_ALLOWED_MODELS = ["offline/*"]
     Agent.objects.filter(slug="moderator").update(model_name="offline/moderator-model")
     seen = []
 

@@ -118,7 +118,7 @@ def test_debate_is_queued_with_a_snapshot_of_its_agents(default_agents):
     assert debate.status == Debate.Status.QUEUED
     assert [p.slug for p in debate.participants.all()] == ["utility", "accuracy", "safety"]
     assert safety.system_prompt.startswith("You are the Safety Agent")
-    assert safety.model_name == "offline/heuristic-demo"
+    assert safety.model_name == ""  # no model of its own: routed by step and role
     assert safety.can_veto and safety.veto_risk_threshold == 50
 
 
