@@ -8,9 +8,7 @@ import re
 
 from agents.responders import OfflinePrompt
 from debates.protocols.offline import (
-    ROLE_ANGLES,
     classify,
-    first_sentence,
     initial_position,
     role_key,
 )
