@@ -44,6 +44,12 @@ def test_each_protocol_runs_through_the_worker_to_its_decision(celery_worker_pro
         assert (done.decision, done.consensus_type) == (decision, consensus_type), key
         assert LLMCall.objects.filter(debate=done, status="done").count() == calls
         assert Statement.objects.filter(debate=done).count() == calls
+        if key[0].startswith("moderated"):
+            # Seed 003: compared unrounded; the rounded figures are for display.
+            md = done.metadata
+            assert md["compared"].startswith("unrounded (exact decimals)")
+            assert round(float(md["pro_strength_exact"]), 4) == md["pro_strength"]
+            assert round(float(md["con_strength_exact"]), 4) == md["con_strength"]
         if decision in ("UNCERTAIN", "NO_CONSENSUS"):
             assert done.metadata["review_reasons"] == [consensus_type]
         else:

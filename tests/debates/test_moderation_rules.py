@@ -265,3 +265,17 @@ def test_the_order_of_arguments_does_not_matter(order):
     shuffled = decide([args[i] for i in order], evals[::-1], consensus_threshold=0.8,
                       max_rounds=2)
     assert shuffled == base
+
+
+def test_the_page_and_transcript_show_the_unrounded_strengths_when_rounding_hides_the_margin():
+    from debates.protocols.moderated.presentation import ModeratedPresentation
+
+    md = decide([arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
+                [evaluation()], consensus_threshold=0.8, max_rounds=2).metadata
+    facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, md, [], [])}
+    assert facts["Weighted strength"].endswith("; compared unrounded: pro 0.06001, con 0.05")
+    assert "compared unrounded: pro 0.06001, con 0.05" in "\n".join(
+        ModeratedPresentation().text_summary(md))
+    plain = decide_one_round(0.9, 0.3).metadata  # nothing hidden: no note
+    facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, plain, [], [])}
+    assert "unrounded" not in facts["Weighted strength"]
