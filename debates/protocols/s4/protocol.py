@@ -3,7 +3,9 @@
 What each agent sees, exactly as seed 000 fixes it:
 - round 1: the query only;
 - round 2: the query, its own round-1 position and the challenged agent's round-1 position
-  and reasoning; every agent challenges every other (n * (n - 1) challenges);
+  and reasoning; every agent challenges every other (n * (n - 1) challenges), compulsorily:
+  each names the weakest point of that reasoning and the evidence that would settle it, and says
+  apart whether it agrees with the conclusion;
 - round 3: the query, its own round-1 position and every challenge made against it;
 - round 4: no call; the revised positions are locked as final votes and `rules.decide` turns
   them into the decision.
