@@ -59,6 +59,7 @@ class ContradictionRun(DurableRun):
         COMMAND = "command", "Management command"
         DEBATE = "debate", "From a debate"
         PAGE = "page", "Web page"
+        PIPELINE = "pipeline", "In-process pipeline"
 
     ReviewStatus = ReviewStatus
 
@@ -137,6 +138,30 @@ class ContradictionRun(DurableRun):
     @property
     def arbitration_skipped(self) -> bool:
         return self.status == self.Status.COMPLETED and self.contradictions_found == 0
+
+    @property
+    def debate_results(self) -> dict:
+        """The run's result in seed 002's shape (its node's `debate_results`): `status`
+        "complete" or "skipped" (no contradictions: arbitration skipped), `flagged_for_review`,
+        `latency_ms` (the arbitration's wall time; 0 when skipped). A run that has not ended
+        (or failed) gives its own status, the contradictions found so far and its error."""
+        if self.arbitration_skipped:
+            return {"contradictions_found": 0, "status": "skipped", "latency_ms": 0}
+        if self.status == self.Status.COMPLETED:
+            return {
+                "contradictions_found": self.contradictions_found,
+                "resolved": self.resolved_count,
+                "flagged_for_review": self.flagged_count,
+                "consensus_narrative": self.consensus_narrative,
+                "latency_ms": self.arbitration_ms,
+                "status": "complete",
+            }
+        return {
+            "contradictions_found": self.contradictions_found,
+            "status": self.status,
+            "latency_ms": self.arbitration_ms,
+            **({"error": self.error} if self.error else {}),
+        }
 
 
 class AgentReport(models.Model):

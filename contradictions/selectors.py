@@ -234,6 +234,7 @@ def run_export(run: ContradictionRun) -> dict[str, Any]:
         "reviewed": run.reviewed_count,
         "review_status": run.review_status or None,
         "arbitration_skipped": run.arbitration_skipped,
+        "debate_results": run.debate_results,
         "consensus_narrative": run.consensus_narrative,
         "detection_notes": run.detection_notes,
         "contradictions": contradictions,

@@ -45,8 +45,8 @@ class StatementInline(ReadOnlyInline):
 class ChallengeInline(ReadOnlyInline):
     model = Challenge
     fk_name = "debate"
-    fields = ("challenger", "challenged", "stance", "argument", "suggested_decision",
-              "parse_failed")
+    fields = ("challenger", "challenged", "agrees_with_conclusion", "argument",
+              "suggested_decision", "parse_failed")
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("challenger", "challenged")

@@ -235,6 +235,9 @@ class Challenge(models.Model):
         LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
     )
     stance = models.CharField(max_length=10, choices=Stance.choices, default=Stance.CHALLENGE)
+    #: Seed 000: every challenge names a weak point, even when the challenger agrees with the
+    #: challenged agent's conclusion; this says whether it does (shown green on the live page).
+    agrees_with_conclusion = models.BooleanField(default=False)
     argument = models.TextField(blank=True)
     suggested_decision = models.CharField(max_length=16, blank=True)
     parse_failed = models.BooleanField(default=False)

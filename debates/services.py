@@ -368,6 +368,7 @@ class _DebateRunner:
                         challenged=self.participants[request.target],
                         call_id=call_id,
                         stance=reply.stance,
+                        agrees_with_conclusion=reply.agrees_with_conclusion,
                         argument=reply.argument,
                         suggested_decision=reply.suggested_decision,
                         parse_failed=reply.parse_failed,

@@ -114,7 +114,10 @@ def _md_round(view, *, vote_label: str) -> list[str]:
         for position in column.positions:
             out += _md_position(name, position)
         for c in column.challenges:
-            label = "Agrees" if c.stance == c.Stance.AGREE else "Challenge"
+            label = "Challenge, " + (
+                "agrees with the conclusion" if c.agrees_with_conclusion
+                else "disputes the conclusion"
+            )
             suggestion = f" (suggests {c.suggested_decision})" if c.suggested_decision else ""
             out += [
                 f"### {name} → {_md(c.challenged.name)}: {label}{suggestion}",

@@ -48,6 +48,11 @@ class RunSummarySerializer(serializers.ModelSerializer):
         help_text="null: no review needed; pending, resolved or dismissed."
     )
     arbitration_skipped = serializers.BooleanField(read_only=True)
+    debate_results = serializers.SerializerMethodField(
+        help_text="The result in seed 002's shape: contradictions_found, resolved, "
+        "flagged_for_review, consensus_narrative, latency_ms and status complete / skipped "
+        "(a run that has not ended, or failed, gives its own status)."
+    )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
@@ -55,6 +60,7 @@ class RunSummarySerializer(serializers.ModelSerializer):
         fields = [
             "id", "url", "page", "status", "origin", "debate", "contradictions_found",
             "resolved", "flagged", "reviewed", "review_status", "arbitration_skipped",
+            "debate_results",
             "tokens_in", "tokens_out", "cost_usd", "created_by", "created_at", "started_at",
             "completed_at",
         ]
@@ -62,6 +68,10 @@ class RunSummarySerializer(serializers.ModelSerializer):
 
     def get_url(self, run: ContradictionRun) -> str:
         return run_url(self.context["request"], run)
+
+    @extend_schema_field({"type": "object", "additionalProperties": True})
+    def get_debate_results(self, run: ContradictionRun) -> dict:
+        return run.debate_results
 
     def get_page(self, run: ContradictionRun) -> str:
         return self.context["request"].build_absolute_uri(

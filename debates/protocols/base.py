@@ -116,13 +116,15 @@ class StatementReply:
 
 @dataclass(frozen=True)
 class ChallengeReply:
-    """A reply that challenges (or agrees with) the call's `target`: stored as a `Challenge`."""
+    """A reply that challenges the call's `target`: stored as a `Challenge`.
+    `agrees_with_conclusion`: the challenger still agrees with the target's conclusion."""
 
     stance: str
     argument: str
     suggested_decision: str
     parse_failed: bool
     error: str = ""
+    agrees_with_conclusion: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -131,6 +133,7 @@ class ChallengeReply:
             "suggested_decision": self.suggested_decision,
             "parse_failed": self.parse_failed,
             "error": self.error,
+            "agrees_with_conclusion": self.agrees_with_conclusion,
         }
 
     @classmethod
@@ -141,6 +144,9 @@ class ChallengeReply:
             suggested_decision=data["suggested_decision"],
             parse_failed=data["parse_failed"],
             error=data.get("error", ""),
+            agrees_with_conclusion=data.get(
+                "agrees_with_conclusion", data["stance"] == "agree"
+            ),
         )
 
 

@@ -7,6 +7,11 @@ specialist agents; anything else goes to the S4 debate. The seed's keyword "inve
 widened to its stem "invest", so that the seed's own example ("Should I invest in Tesla
 (TSLA) considering all factors?") triggers it too. Keywords match at the start of a word,
 case-insensitively ("assess" matches "assessment", not "reassess").
+
+The `auto` choice's reason says which it was: a keyword of seed 004's own list
+(`SEED_TRIGGER_KEYWORDS`, as the seed's `_requires_debate_analysis` has it: "matched seed 004
+keyword 'advice'") or a widening (`WIDENINGS`: "matched 'invest' ("investing"), a widening of
+seed 004's keyword 'investment' to its stem").
 """
 
 from __future__ import annotations
@@ -28,6 +33,30 @@ DEBATE_TRIGGER_KEYWORDS: tuple[str, ...] = (
     "evaluate",
     "assess",
 )
+
+#: Seed 004's `_requires_debate_analysis` keywords, verbatim.
+SEED_TRIGGER_KEYWORDS: tuple[str, ...] = (
+    "investment",
+    "recommendation",
+    "should i buy",
+    "should i sell",
+    "investment decision",
+    "portfolio",
+    "analysis",
+    "comprehensive",
+    "opinion",
+    "advice",
+    "strategy",
+    "evaluate",
+    "assess",
+)
+
+#: The product's keywords that are not the seed's, and how each widens it.
+#: ("invest": the seed's own example, "Should I invest in Tesla (TSLA) considering all
+#: factors?", holds no "investment", yet the seed says it triggers the debate.)
+WIDENINGS: dict[str, str] = {
+    "invest": "a widening of seed 004's keyword 'investment' to its stem",
+}
 
 #: Words that make a question an investment question, whose stances are BUY / HOLD / SELL.
 INVESTMENT_KEYWORDS: tuple[str, ...] = (
@@ -64,11 +93,60 @@ def _matches(text: str, keywords: tuple[str, ...]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class KeywordMatch:
+    """One trigger keyword found in a question: the `text` it matched ("investment" for
+    "invest"), and either the seed keyword that text is or the widening that let it match."""
+
+    keyword: str
+    text: str
+    seed_keyword: str | None
+    widening: str = ""
+
+    @property
+    def reason(self) -> str:
+        if self.seed_keyword:
+            shown = "" if self.seed_keyword.startswith(self.text) else f' ("{self.text}")'
+            return f"matched seed 004 keyword '{self.seed_keyword}'{shown}"
+        return f"matched '{self.keyword}' (\"{self.text}\"), {self.widening}"
+
+    def as_dict(self) -> dict:
+        return {
+            "keyword": self.keyword,
+            "text": self.text,
+            "seed_keyword": self.seed_keyword,
+            "widening": self.widening or None,
+        }
+
+
+def keyword_matches(query: str) -> list[KeywordMatch]:
+    """Every trigger keyword in `query`, in the keyword list's order, each explained."""
+    lowered = query.lower()
+    found = []
+    for keyword in DEBATE_TRIGGER_KEYWORDS:
+        match = re.search(r"\b" + re.escape(keyword), lowered)
+        if not match:
+            continue
+        start = match.start()
+        rest = re.match(r"[\w'-]*", lowered[match.end():]).group(0)
+        text = lowered[start:match.end()] + rest
+        seed = max(
+            (k for k in SEED_TRIGGER_KEYWORDS if lowered.startswith(k, start)),
+            key=len,
+            default=None,
+        )
+        found.append(
+            KeywordMatch(keyword, text, seed, "" if seed else WIDENINGS.get(keyword, "a widening"))
+        )
+    return found
+
+
+@dataclass(frozen=True)
 class ProtocolChoice:
     requested: str
     chosen: str
     reason: str
     matched_keywords: tuple[str, ...]
+    matches: tuple[KeywordMatch, ...] = ()
 
     def as_dict(self) -> dict:
         return {
@@ -76,6 +154,7 @@ class ProtocolChoice:
             "chosen": self.chosen,
             "reason": self.reason,
             "matched_keywords": list(self.matched_keywords),
+            "matches": [m.as_dict() for m in self.matches],
         }
 
 
@@ -86,13 +165,16 @@ def requires_debate_analysis(query: str) -> list[str]:
 
 def choose_protocol(query: str) -> ProtocolChoice:
     """What `auto` means: round_robin when a trigger keyword is present, otherwise s4."""
-    matched = requires_debate_analysis(query)
-    if matched:
+    matches = keyword_matches(query)
+    if matches:
+        # A keyword of the seed's own list explains the choice best; else the first widening.
+        first = next((m for m in matches if m.seed_keyword), matches[0])
         return ProtocolChoice(
             requested="auto",
             chosen="round_robin",
-            reason=f"matched keyword '{matched[0]}'",
-            matched_keywords=tuple(matched),
+            reason=first.reason,
+            matched_keywords=tuple(m.keyword for m in matches),
+            matches=tuple(matches),
         )
     return ProtocolChoice(
         requested="auto",

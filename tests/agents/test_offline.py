@@ -108,13 +108,38 @@ def test_every_challenge_quotes_the_challenged_agents_reasoning(query):
         challenged_reasoning = " ".join(t.results[f"r1:{call.target}"]["reasoning"].split())
         own_reasoning = " ".join(t.results[f"r1:{call.participant}"]["reasoning"].split())
         argument = t.results[key]["argument"]
-        quoted = re.search(r'you say "(.+?)"', argument)
+        quoted = re.search(r'you say "(.+?)"', argument, re.I)
         assert quoted, argument
         quote = quoted.group(1).removesuffix("...")
-        assert len(quote.split()) >= 2
-        assert challenged_reasoning.startswith(quote)
+        assert len(quote.split()) >= 4
+        assert quote in challenged_reasoning
         if own_reasoning != challenged_reasoning:
-            assert not own_reasoning.startswith(quote)
+            assert quote not in own_reasoning
+        # Seed 000: the weakest point, quoted, and the evidence that would settle it.
+        assert f"\nWeakest point: \u201c{quoted.group(1)}\u201d\n" in argument
+        assert re.search(r"\nEvidence that would settle it: \w.{10,}$", argument)
+
+
+@pytest.mark.parametrize("query", DEMO_QUESTIONS)
+def test_every_agent_challenges_every_other_even_when_it_agrees_with_the_conclusion(query):
+    t = offline_debate(query)
+
+    challenges = [t.results[key] for key in t.keys(2)]
+    assert len(challenges) == 6
+    for key in t.keys(2):
+        call, c = t.requests[key], t.results[key]
+        assert c["stance"] == "challenge" and not c["parse_failed"]
+        own, theirs = (t.results[f"r1:{s}"]["decision"] for s in (call.participant, call.target))
+        same = own == theirs or {own, theirs} == {"REFUSE", "VETO"}
+        assert c["agrees_with_conclusion"] is same
+
+
+def test_on_a_question_everyone_answers_alike_all_six_agree_and_still_challenge():
+    t = offline_debate("What is the capital of France?")
+    challenges = [t.results[key] for key in t.keys(2)]
+    assert all(c["agrees_with_conclusion"] for c in challenges)
+    assert all("but not for your reason" in c["argument"] for c in challenges)
+    assert t.outcome.decision.decision == "ACT"
 
 
 def test_accuracy_moves_from_warn_to_act_on_a_learning_question():

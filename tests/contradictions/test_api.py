@@ -167,6 +167,22 @@ def test_a_run_reads_back_with_contradictions_resolutions_calls_and_adjusted_rep
     assert body["adjusted_reports"][1]["findings"][0]["status"] == "replaced"
     assert body["consensus"][0]["status"] == "resolved"
     assert body["page"].endswith(f"/contradictions/{run.id}/")
+    # Seed 002's keys beside the product's: flagged_for_review, latency_ms, "complete".
+    assert body["debate_results"] == {
+        "contradictions_found": 1, "resolved": 1, "flagged_for_review": 0,
+        "consensus_narrative": body["consensus_narrative"],
+        "latency_ms": body["arbitration_ms"], "status": "complete",
+    }
+
+
+def test_a_run_without_contradictions_reads_back_as_the_seeds_skipped(api, user):
+    run = _completed(user, "no_contradictions")
+    body = api.get(f"{URL}{run.id}/").json()
+    assert (body["status"], body["arbitration_skipped"]) == ("completed", True)
+    assert body["debate_results"] == {"contradictions_found": 0, "status": "skipped",
+                                      "latency_ms": 0}
+    listed = api.get(URL).json()["results"]
+    assert [r["debate_results"]["status"] for r in listed] == ["skipped"]
 
 
 def test_users_see_their_own_runs_and_staff_see_everyones(api, user, other_user, staff_user):

@@ -80,6 +80,15 @@ def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process
         "replaced")
     assert not ReviewItem.objects.filter(contradiction__run__in=done.values()).exists()
 
+    # Seed 002's result shape, as the worker's runs end.
+    assert done["no_contradictions"].debate_results == {
+        "contradictions_found": 0, "status": "skipped", "latency_ms": 0}
+    for name in ("simple", "source_conflict", "both_valid", "multi_way"):
+        results = done[name].debate_results
+        assert (results["status"], results["resolved"], results["flagged_for_review"]) == (
+            "complete", 1, 0), name
+        assert results["latency_ms"] == done[name].arbitration_ms
+
 
 def test_the_command_reads_a_json_file_and_runs_it_through_the_worker(celery_worker_process,
                                                                         tmp_path):
@@ -98,4 +107,6 @@ def test_the_command_reads_a_json_file_and_runs_it_through_the_worker(celery_wor
     data = json.loads(out.getvalue())
     assert data["status"] == "completed"
     assert data["contradictions"][0]["resolution"]["resolution"] == "both_valid"
+    assert data["debate_results"]["status"] == "complete"
+    assert data["debate_results"]["flagged_for_review"] == data["flagged"] == 0
     assert ContradictionRun.objects.filter(origin="command").count() == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from unittest import mock
 
 import pytest
@@ -41,6 +42,8 @@ def test_the_run_page_shows_each_contradiction_beside_its_resolution(client, use
     client.force_login(user)
     text = client.get(reverse("contradictions:detail", args=[run.id])).content.decode()
     assert "2 contradictions" in text and "1 resolved" in text and "1 flagged for review" in text
+    assert re.search(r'data-testid="debate-results">status complete, 2 found, 1 resolved, '
+                     r'1 flagged_for_review, latency_ms \d+<', text)
     assert text.count('data-testid="contradiction"') == 2
     assert text.count('data-testid="resolution"') == 2
     assert "agent1_correct" in text and "arbitrator's choice" in text

@@ -44,12 +44,29 @@ def test_each_protocol_runs_through_the_worker_to_its_decision(celery_worker_pro
         assert (done.decision, done.consensus_type) == (decision, consensus_type), key
         assert LLMCall.objects.filter(debate=done, status="done").count() == calls
         assert Statement.objects.filter(debate=done).count() == calls
+        if key[0].startswith("moderated"):
+            # Seed 003: compared unrounded; the rounded figures are for display.
+            md = done.metadata
+            assert md["compared"].startswith("unrounded (exact decimals)")
+            assert round(float(md["pro_strength_exact"]), 4) == md["pro_strength"]
+            assert round(float(md["con_strength_exact"]), 4) == md["con_strength"]
         if decision in ("UNCERTAIN", "NO_CONSENSUS"):
             assert done.metadata["review_reasons"] == [consensus_type]
         else:
             assert done.metadata["review_reasons"] == []
     tesla = debates[("round_robin", "Should I invest in Tesla (TSLA) considering all factors?")]
     assert Vote.objects.filter(debate=tesla, decision="HOLD").count() == 3
+    # Seed 004's metadata, stored by the worker and shown by the JSON export.
+    from debates.selectors import debate_detail_queryset, debate_export
+
+    tesla = debate_detail_queryset().get(id=tesla.id)
+    md = debate_export(tesla)["final_decision"]["metadata"]
+    assert md["agent_responses_summary"] == {
+        "total_agents_consulted": 3, "successful_responses": 3,
+        "agents_used": ["Valuation Agent", "Sentiment Agent", "Fundamental Agent"],
+    }
+    assert [p["debate_turns"] for p in md["final_positions"]] == [2, 2, 2]
+    assert md["debate_metadata"]["total_turns"] == 6
 
 
 def test_the_cli_with_auto_runs_the_chosen_protocol_through_the_worker(celery_worker_process,
@@ -59,6 +76,6 @@ def test_the_cli_with_auto_runs_the_chosen_protocol_through_the_worker(celery_wo
                  "--protocol", "auto", stdout=out)
     text = out.getvalue()
     assert "Protocol: round_robin" in text
-    assert "Chosen:   auto -> round_robin (matched keyword 'invest')" in text
+    assert "Chosen:   auto -> round_robin (matched seed 004 keyword 'investment')" in text
     assert "DECISION: BUY" in text
     assert "consensus reached after round 2 (first in round 1)" in text

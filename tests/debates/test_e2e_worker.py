@@ -64,6 +64,39 @@ def test_the_debate_command_runs_through_the_worker_and_prints_the_transcript(
     call_command("debate", "What is the capital of France?", stdout=out)
     text = out.getvalue()
     assert "Round 2: Challenge Round" in text
-    assert "AGREES WITH" in text
+    assert text.count("CHALLENGES") == 6
+    assert text.count("(agrees with the conclusion)") == 6
+    assert text.count("Weakest point: ") == 6
     assert "DECISION: ACT" in text
     assert "heuristic demo model" in text
+
+
+def test_challenges_are_compulsory_and_agreement_is_stored_and_shown_apart(celery_worker_process,
+                                                                           default_agents):
+    # Seed 000 through the worker: all six challenges name a weakest point and the evidence
+    # that would settle it; agreement with the conclusion is its own stored field.
+    from debates.selectors import debate_export
+    from debates.transcript import render_markdown, render_text
+
+    france = services.debate_create(query="What is the capital of France?")
+    bitcoin = services.debate_create(query="Is Bitcoin a good investment?")
+    for debate, agrees in ((france, 6), (bitcoin, 0)):
+        done = wait_for(_finished(debate.id), timeout=60)
+        assert done.status == Debate.Status.COMPLETED, done.error
+        challenges = list(Challenge.objects.filter(debate=done))
+        assert len(challenges) == 6
+        assert {c.stance for c in challenges} == {Challenge.Stance.CHALLENGE}
+        assert sum(c.agrees_with_conclusion for c in challenges) == agrees
+        for c in challenges:
+            assert "\nWeakest point: \u201c" in c.argument
+            assert "\nEvidence that would settle it: " in c.argument
+            assert c.call.parsed["agrees_with_conclusion"] is c.agrees_with_conclusion
+
+        exported = debate_export(done)["rounds"][1]["data"]
+        assert [c["agrees_with_conclusion"] for c in exported].count(True) == agrees
+        markdown = render_markdown(done)
+        assert markdown.count("Challenge, agrees with the conclusion") == agrees
+        assert markdown.count("Challenge, disputes the conclusion") == 6 - agrees
+        assert render_text(done).count("(agrees with the conclusion)") == agrees
+    assert Debate.objects.get(id=france.id).decision == "ACT"
+    assert Debate.objects.get(id=bitcoin.id).decision == "WARN"

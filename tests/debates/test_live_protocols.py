@@ -126,6 +126,8 @@ def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(
     assert "Agreement 100% on HOLD (needs 75%)" in banner
     assert "Turns per agent Valuation Agent 2, Sentiment Agent 2, Fundamental Agent 2" in banner
     assert "Rounds and turns 2 rounds, 6 turns (at least 2 each, at most 5 rounds)" in banner
+    assert ("Responses 3 of 3 agents readable (Valuation Agent, Sentiment Agent, "
+            "Fundamental Agent)") in banner
     assert "ACT" not in banner and "NO_CONSENSUS" not in banner  # only the stances in play
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -63,6 +65,37 @@ def decide_one_round(pro_conf, con_conf, **kw):
 )
 def test_a_side_wins_only_with_more_than_one_point_two_times_the_other(pro, con, expected):
     assert decide_one_round(pro, con).decision == expected
+
+
+# Seed 003 compares the raw strengths (`pro_score > con_score * 1.2`): no rounding first.
+# No evidence (quality 0.2) and logic 1.0, so strength = confidence x 0.2.
+@pytest.mark.parametrize(
+    ("pro", "con", "expected"),
+    [
+        (0.30005, 0.25, "SUPPORT"),     # 0.06001 vs 0.05: both show as 0.06 / 0.05, still SUPPORT
+        (0.3, 0.25, "UNCERTAIN"),       # 0.06 vs 0.05: exactly 1.2x
+        (0.29995, 0.25, "UNCERTAIN"),   # 0.05999 vs 0.05
+        (0.25, 0.30005, "OPPOSE"),      # the same boundary the other way
+        (0.300005, 0.25, "SUPPORT"),    # 0.060001: below the 4th decimal, still above 1.2x
+    ],
+)
+def test_strengths_are_compared_unrounded_and_rounded_only_for_display(pro, con, expected):
+    d = decide([arg("SUPPORT", pro, evidence=()), arg("OPPOSE", con, evidence=())],
+               [evaluation()], consensus_threshold=0.8, max_rounds=2)
+    assert d.decision == expected
+    assert d.metadata["pro_strength"] == round(pro * 0.2, 4)
+    assert d.metadata["pro_strength_exact"] == format(Decimal(repr(pro)) * Decimal("0.2"), "f"
+                                                      ).rstrip("0").rstrip(".")
+
+
+def test_a_decision_decided_below_the_displayed_precision_says_so_in_figures():
+    d = decide([arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
+               [evaluation()], consensus_threshold=0.8, max_rounds=2)
+    assert (d.metadata["pro_strength"], d.metadata["con_strength"]) == (0.06, 0.05)
+    assert (d.metadata["pro_strength_exact"], d.metadata["con_strength_exact"]) == (
+        "0.06001", "0.05")
+    assert d.metadata["strength_ratio"] == 1.2002
+    assert d.reasoning.startswith("SUPPORT: the pro side's weighted strength 0.06 is 1.20x")
 
 
 def test_uncertain_goes_to_review_with_the_reason_and_confidence_one_half():
@@ -232,3 +265,17 @@ def test_the_order_of_arguments_does_not_matter(order):
     shuffled = decide([args[i] for i in order], evals[::-1], consensus_threshold=0.8,
                       max_rounds=2)
     assert shuffled == base
+
+
+def test_the_page_and_transcript_show_the_unrounded_strengths_when_rounding_hides_the_margin():
+    from debates.protocols.moderated.presentation import ModeratedPresentation
+
+    md = decide([arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
+                [evaluation()], consensus_threshold=0.8, max_rounds=2).metadata
+    facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, md, [], [])}
+    assert facts["Weighted strength"].endswith("; compared unrounded: pro 0.06001, con 0.05")
+    assert "compared unrounded: pro 0.06001, con 0.05" in "\n".join(
+        ModeratedPresentation().text_summary(md))
+    plain = decide_one_round(0.9, 0.3).metadata  # nothing hidden: no note
+    facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, plain, [], [])}
+    assert "unrounded" not in facts["Weighted strength"]

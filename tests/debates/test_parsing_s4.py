@@ -335,83 +335,114 @@ def test_parse_agent_decision_round_trips_any_well_formed_reply(
 # ---------------------------------------------------------------------------
 
 
+WP = '"weakest_point": "no plausible harm", "evidence_needed": "a misuse scenario"'
+
+
 @pytest.mark.parametrize(
-    ("text", "stance", "argument", "suggested"),
+    ("text", "agrees", "argument", "suggested"),
     [
         pytest.param(
-            '{"stance": "challenge", "argument": "You ignore volatility.",'
-            ' "suggested_decision": "WARN"}',
-            "challenge",
+            '{"agrees_with_conclusion": false, "argument": "You ignore volatility.",'
+            f' "suggested_decision": "WARN", {WP}}}',
+            False,
             "You ignore volatility.",
             "WARN",
             id="full",
         ),
         pytest.param(
-            '{"stance": "agree", "argument": "Sound."}', "agree", "Sound.", None, id="agree"
-        ),
-        pytest.param(
-            '{"stance": "Disagree", "argument": "No."}',
-            "challenge",
-            "No.",
+            f'{{"agrees_with_conclusion": true, "argument": "Same answer, weak reason.", {WP}}}',
+            True,
+            "Same answer, weak reason.",
             None,
-            id="disagree-alias",
+            id="agrees",
         ),
         pytest.param(
-            '{"stance": "agreement", "text": "Yes."}',
-            "agree",
+            f'{{"agrees_with_conclusion": "Yes", "argument": "Sound.", {WP}}}',
+            True, "Sound.", None, id="yes-as-text",
+        ),
+        pytest.param(
+            f'{{"agrees": "no", "argument": "No.", {WP}}}', False, "No.", None, id="agrees-alias",
+        ),
+        pytest.param(
+            f'{{"stance": "agreement", "text": "Yes.", {WP}}}',
+            True,
             "Yes.",
             None,
-            id="agreement-alias-and-text-key",
+            id="legacy-stance-agreement-and-text-key",
         ),
         pytest.param(
-            '{"stance": "**Concur**", "content": "Fine."}',
-            "agree",
+            f'{{"stance": "**Concur**", "content": "Fine.", {WP}}}',
+            True,
             "Fine.",
             None,
-            id="concur-alias-and-content-key",
+            id="legacy-concur-and-content-key",
         ),
         pytest.param(
-            '{"challenge": "Where is the evidence?"}',
-            "challenge",
+            f'{{"stance": "Disagree", "challenge": "Where is the evidence?", {WP}}}',
+            False,
             "Where is the evidence?",
             None,
-            id="stance-missing-challenge-key",
+            id="legacy-disagree-challenge-key",
         ),
         pytest.param(
-            "```json\n{'STANCE': 'challenge', 'Argument': ' Too risky. ',"
-            " 'suggested_decision': 'refuse.',}\n```",
-            "challenge",
+            "```json\n{'AGREES_WITH_CONCLUSION': False, 'Argument': ' Too risky. ',"
+            " 'suggested_decision': 'refuse.', 'Weakest_Point': 'no plausible harm',"
+            " 'evidence': 'a misuse scenario',}\n```",
+            False,
             "Too risky.",
             "REFUSE",
             id="fenced-python-dict",
         ),
     ],
 )
-def test_parse_challenge_reads_json_shapes(text, stance, argument, suggested):
+def test_parse_challenge_reads_json_shapes(text, agrees, argument, suggested):
     result = parse_challenge(text)
     assert result.parse_failed is False, result.error
-    assert (result.stance, result.argument, result.suggested_decision) == (
-        stance,
+    assert result.stance == "challenge"  # challenges are compulsory: never an agreement alone
+    assert (result.agrees_with_conclusion, result.argument, result.suggested_decision) == (
+        agrees,
         argument,
         suggested,
     )
+    assert (result.weakest_point, result.evidence_needed) == (
+        "no plausible harm", "a misuse scenario")
+
+
+def test_the_stored_text_names_the_weakest_point_and_the_evidence():
+    result = parse_challenge(
+        f'{{"agrees_with_conclusion": true, "argument": "I agree, but not for your reason.", '
+        f'{WP}}}'
+    )
+    assert result.text == (
+        "I agree, but not for your reason.\n"
+        "Weakest point: \u201cno plausible harm\u201d\n"
+        "Evidence that would settle it: a misuse scenario"
+    )
+
+
+def test_a_legacy_stance_is_read_with_a_note():
+    result = parse_challenge(f'{{"stance": "agree", "argument": "Sound.", {WP}}}')
+    assert result.agrees_with_conclusion is True and result.parse_failed is False
+    assert "agrees_with_conclusion missing; read as yes from stance 'agree'" in result.notes
 
 
 def test_parse_challenge_ignores_invalid_suggested_decision_with_a_note():
-    result = parse_challenge('{"stance": "challenge", "argument": "x", "suggested_decision": "GO"}')
+    result = parse_challenge(
+        f'{{"agrees_with_conclusion": false, "argument": "x", "suggested_decision": "GO", {WP}}}'
+    )
     assert result.suggested_decision is None
     assert result.parse_failed is False
     assert any("suggested_decision 'GO' ignored" in note for note in result.notes)
 
 
-def test_parse_challenge_takes_plain_prose_as_the_argument():
+def test_plain_prose_is_kept_but_fails_the_rule_it_names_no_weakest_point_or_evidence():
     result = parse_challenge("  Your risk estimate ignores regulatory exposure.  \n")
     assert result == ParsedChallenge(
         stance="challenge",
         argument="Your risk estimate ignores regulatory exposure.",
         suggested_decision=None,
-        parse_failed=False,
-        error="",
+        parse_failed=True,
+        error="no JSON object: a challenge must give weakest_point and evidence_needed",
         notes=("no JSON object; whole reply used as the argument",),
     )
 
@@ -419,7 +450,6 @@ def test_parse_challenge_takes_plain_prose_as_the_argument():
 def test_parse_challenge_truncates_long_prose():
     result = parse_challenge("x" * (MAX_ARGUMENT_LENGTH + 500))
     assert len(result.argument) == MAX_ARGUMENT_LENGTH == 4000
-    assert result.parse_failed is False
     assert "argument truncated to 4000 characters" in result.notes
 
 
@@ -434,16 +464,35 @@ def test_parse_challenge_fails_on_empty_reply(text):
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ('{"stance": "challenge"}', "argument missing"),
-        ('{"stance": "challenge", "argument": "   "}', "argument empty"),
-        ('{"stance": "challenge", "argument": 42}', "argument 42 is not text"),
+        (f'{{"agrees_with_conclusion": false, {WP}}}', "argument missing"),
+        (f'{{"agrees_with_conclusion": false, "argument": "   ", {WP}}}', "argument empty"),
+        (f'{{"agrees_with_conclusion": false, "argument": 42, {WP}}}', "argument 42 is not text"),
         (
-            '{"stance": "neutral", "argument": "x"}',
-            "stance 'neutral' is not one of challenge, agree",
+            f'{{"agrees_with_conclusion": "maybe", "argument": "x", {WP}}}',
+            "agrees_with_conclusion 'maybe' is not yes or no",
+        ),
+        (
+            f'{{"stance": "neutral", "argument": "x", {WP}}}',
+            "agrees_with_conclusion missing (true or false)",
+        ),
+        (
+            '{"agrees_with_conclusion": true, "argument": "Agreed.", '
+            '"evidence_needed": "a source"}',
+            "weakest_point missing: a challenge must name the weakest point of the reasoning",
+        ),
+        (
+            '{"agrees_with_conclusion": true, "argument": "Agreed.", "weakest_point": " ", '
+            '"evidence_needed": "a source"}',
+            "weakest_point empty",
+        ),
+        (
+            '{"agrees_with_conclusion": true, "argument": "Agreed.", '
+            '"weakest_point": "it is obvious"}',
+            "evidence_needed missing: a challenge must name the evidence that would settle it",
         ),
     ],
 )
-def test_parse_challenge_flags_json_without_a_usable_stance_or_argument(text, error):
+def test_a_challenge_without_its_required_parts_fails_and_says_which(text, error):
     result = parse_challenge(text)
     assert result.parse_failed is True
     assert result.stance == "challenge"
@@ -453,7 +502,8 @@ def test_parse_challenge_flags_json_without_a_usable_stance_or_argument(text, er
 @given(st.text())
 def test_parse_challenge_never_raises_on_any_text(text):
     result = parse_challenge(text)
-    assert result.stance in {"challenge", "agree"}
+    assert result.stance == "challenge"
+    assert isinstance(result.agrees_with_conclusion, bool)
     assert len(result.argument) <= MAX_ARGUMENT_LENGTH
     assert result.suggested_decision in (*DECISIONS, None)
     assert result.parse_failed == bool(result.error)

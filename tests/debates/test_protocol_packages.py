@@ -95,13 +95,13 @@ def test_a_step_no_protocol_knows_is_answered_with_caution():
             s4_lines.RECEIVED_CHALLENGE,
             {
                 "name": "Utility Agent",
-                "stance": "agree",
+                "agreement": "agrees with your conclusion",
                 "suggestion": "no decision suggested",
                 "argument": "I (mostly) agree: {fine}.",
             },
             {
                 "name": "Utility Agent",
-                "stance": "agree",
+                "agreement": "agrees with your conclusion",
                 "suggestion": "no decision suggested",
                 "argument": "I (mostly) agree: {fine}.",
             },

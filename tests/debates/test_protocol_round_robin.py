@@ -226,6 +226,30 @@ def test_a_stance_outside_the_set_or_only_in_prose_is_not_guessed():
     assert d.decision == "NO_CONSENSUS"
     assert d.metadata["review_reasons"] == ["no_consensus", "parse_failure"]
     assert "Unreadable final turn from: Fundamental Agent" in d.reasoning
+    # Seed 004's summary: three consulted, two answered readably.
+    assert d.metadata["agent_responses_summary"] == {
+        "total_agents_consulted": 3, "successful_responses": 2,
+        "agents_used": ["Valuation Agent", "Sentiment Agent", "Fundamental Agent"],
+    }
+
+
+# --- seed 004's metadata ------------------------------------------------------------------------
+
+
+def test_the_metadata_has_seed_004s_summary_and_each_agents_debate_turns():
+    t = debate(ScriptedTurns({"valuation": ["SELL", "SELL", "HOLD"],
+                              "sentiment": ["BUY", "BUY", "HOLD"],
+                              "fundamental": ["HOLD"]}))
+    md = t.outcome.decision.metadata
+    names = ["Valuation Agent", "Sentiment Agent", "Fundamental Agent"]
+    assert md["agent_responses_summary"] == {
+        "total_agents_consulted": 3, "successful_responses": 3, "agents_used": names,
+    }
+    assert [(p["agent"], p["debate_turns"]) for p in md["final_positions"]] == [
+        (n, 3) for n in names]
+    assert md["debate_metadata"] == {
+        "total_rounds": 3, "total_turns": 9, "agent_participation": dict.fromkeys(names, 3),
+    }
 
 
 def test_a_parsed_turn_keeps_its_details_and_caps_confidence_on_complex_questions():

@@ -106,7 +106,9 @@ class ScriptedLLM:
             if call.key in self.challenges:
                 return self.challenges[call.key]
             return json.dumps({
-                "stance": "challenge",
+                "agrees_with_conclusion": False,
+                "weakest_point": f"WEAK-POINT-OF-{call.target.upper()}",
+                "evidence_needed": f"EVIDENCE-ASKED-BY-{call.participant.upper()}",
                 "argument": challenge_text(call.participant, call.target),
                 "suggested_decision": "WARN",
             })
@@ -272,7 +274,12 @@ def test_revision_shows_own_position_and_exactly_the_challenges_against_it():
                     continue
                 text = challenge_text(challenger.slug, target.slug)
                 if target is p:
-                    assert f"- From {challenger.name} (challenge; suggests WARN): {text}" in prompt
+                    assert (
+                        f"- From {challenger.name} (disputes your conclusion; suggests WARN): "
+                        f"{text} Weakest point: \u201cWEAK-POINT-OF-{target.slug.upper()}\u201d "
+                        f"Evidence that would settle it: "
+                        f"EVIDENCE-ASKED-BY-{challenger.slug.upper()}"
+                    ) in prompt
                 else:
                     assert text not in prompt
         for other in THREE:
@@ -282,15 +289,39 @@ def test_revision_shows_own_position_and_exactly_the_challenges_against_it():
 
 def test_revision_shows_agreement_and_a_missing_suggestion_as_such():
     llm = ScriptedLLM(challenges={
-        "r2:utility>safety": json.dumps({"stance": "agree", "argument": "Fair point, agreed."}),
+        "r2:utility>safety": json.dumps({
+            "agrees_with_conclusion": True, "argument": "Right answer, thin reason.",
+            "weakest_point": "no plausible harm", "evidence_needed": "a misuse check",
+        }),
     })
 
     t = debate(llm)
 
     prompt = t.user_prompt("r3:safety")
-    assert "- From Utility Agent (agree; suggests no decision suggested): Fair point, agreed." in (
-        prompt
-    )
+    assert (
+        "- From Utility Agent (agrees with your conclusion; suggests no decision suggested): "
+        "Right answer, thin reason. Weakest point: \u201cno plausible harm\u201d "
+        "Evidence that would settle it: a misuse check"
+    ) in prompt
+    assert t.results["r2:utility>safety"]["agrees_with_conclusion"] is True
+
+
+def test_the_challenge_prompt_makes_the_challenge_compulsory_even_in_agreement():
+    prompt = debate().user_prompt("r2:utility>accuracy")
+    assert "You must challenge Accuracy Agent's reasoning, even if you reach the same" in prompt
+    assert "Quote the weakest point" in prompt and "evidence that would settle it" in prompt
+    assert '"agrees_with_conclusion": true | false' in prompt
+    assert '"weakest_point"' in prompt and '"evidence_needed"' in prompt
+    assert '"stance"' not in prompt and '"agree"' not in prompt
+
+
+def test_a_challenge_without_a_weakest_point_is_a_parse_failure_of_the_debate():
+    llm = ScriptedLLM(challenges={
+        "r2:utility>safety": json.dumps({"agrees_with_conclusion": True, "argument": "Agreed."}),
+    })
+    t = debate(llm)
+    assert t.results["r2:utility>safety"]["parse_failed"] is True
+    assert "r2:utility>safety" in t.outcome.extra["parse_failures"]
 
 
 # --- round 4: the revisions are the final votes ------------------------------------------------

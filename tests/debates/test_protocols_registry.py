@@ -96,7 +96,7 @@ def test_the_admin_filters_debates_by_registered_protocol_and_shows_the_options(
     page = staff_client.get(f"/admin/debates/debate/{debate.id}/change/").content.decode()
     assert PROTOCOLS["round_robin"].label in page
     assert "max_rounds = 4 (default 5)" in page
-    assert "chosen by auto: matched keyword &#x27;invest&#x27;" in page
+    assert "chosen by auto: matched &#x27;invest&#x27; (&quot;invest&quot;), a widening of " in page
 
 
 def test_the_agent_admin_rejects_a_protocol_that_does_not_exist(staff_client, default_agents):

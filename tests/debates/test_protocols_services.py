@@ -80,8 +80,12 @@ def test_auto_picks_round_robin_on_a_trigger_keyword_and_records_why(default_age
     debate.refresh_from_db()
     assert debate.protocol == "round_robin"
     assert debate.metadata["protocol_choice"] == {
-        "requested": "auto", "chosen": "round_robin", "reason": "matched keyword 'invest'",
+        "requested": "auto", "chosen": "round_robin",
+        "reason": "matched 'invest' (\"invest\"), a widening of seed 004's keyword "
+                  "'investment' to its stem",
         "matched_keywords": ["invest"],
+        "matches": [{"keyword": "invest", "text": "invest", "seed_keyword": None,
+                     "widening": "a widening of seed 004's keyword 'investment' to its stem"}],
     }
     assert [p.slug for p in debate.participants.all()] == ["valuation", "sentiment",
                                                            "fundamental"]
@@ -107,7 +111,7 @@ def test_auto_checks_options_against_the_protocol_it_chose(default_agents):
 def test_the_auto_choice_survives_the_debates_completion(default_agents):
     debate = run("What is your advice on learning Python?", "auto")
     assert debate.protocol == "round_robin"
-    assert debate.metadata["protocol_choice"]["reason"] == "matched keyword 'advice'"
+    assert debate.metadata["protocol_choice"]["reason"] == "matched seed 004 keyword 'advice'"
     assert debate.metadata["consensus_type"] == debate.consensus_type
 
 
@@ -281,7 +285,9 @@ def test_the_export_lists_rounds_as_they_happened_without_queries(default_agents
 
 def test_the_round_robin_transcript_shows_turns_changes_and_participation(default_agents):
     text = render_text(run(TESLA, "auto"))
-    assert "Chosen:   auto -> round_robin (matched keyword 'invest')" in text
+    assert ("Chosen:   auto -> round_robin (matched 'invest' (\"invest\"), a widening of "
+            "seed 004's keyword 'investment' to its stem)") in text
+    assert "responses: 3 of 3 agents readable; debate turns: " in text
     assert "Round 1: Initial Analysis" in text and "Round 2: Debate Round 2" in text
     assert "(changed SELL -> HOLD)" in text
     assert "DECISION: HOLD" in text

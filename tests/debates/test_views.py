@@ -137,7 +137,7 @@ def test_a_finished_debate_page_shows_the_whole_debate_and_the_decision(owner_cl
     for heading in ("Round 1: Initial Analysis", "Round 2: Challenge Round",
                     "Round 3: Revision Round", "Round 4: Final Voting"):
         assert heading in text
-    assert text.count("Challenge → to") + text.count("Agrees → to") == 6
+    assert text.count("Challenge → to") == 6
     assert "Changed position ACT → became REFUSE" in text
     assert "Decision: REFUSE" in text
     assert "Votes 0 ACT, 1 WARN, 1 REFUSE, 1 VETO" in text
@@ -148,14 +148,29 @@ def test_a_finished_debate_page_shows_the_whole_debate_and_the_decision(owner_cl
     assert "Thinking" not in text
 
 
-def test_agreements_are_labelled_apart_from_challenges(owner_client, owner, default_agents):
+def test_every_challenge_is_a_challenge_and_agreement_with_the_conclusion_shows_in_green(
+    owner_client, owner, default_agents
+):
+    # Seed 000: on a question everyone answers ACT, all six still challenge, naming a weak
+    # point and the evidence that would settle it; agreeing with the conclusion is shown apart.
     debate = finished_debate("What is the capital of France?", owner)
     html = owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
-    agrees = re.findall(r'class="msg stance-agree">\s*<p class="msg-label"><strong '
-                        r'class="stance-label">Agrees</strong>', html)
-    challenges = re.findall(r'class="msg stance-challenge">\s*<p class="msg-label"><strong '
-                            r'class="stance-label">Challenge</strong>', html)
-    assert agrees and len(agrees) + len(challenges) == 6
+    label = (r'class="msg stance-{}">\s*<p class="msg-label"><strong class="stance-label">'
+             r'Challenge</strong>.*?<span class="agreement">· {} the conclusion</span>')
+    agrees = re.findall(label.format("agree", "agrees with"), html, re.S)
+    disputes = re.findall(label.format("challenge", "disputes"), html, re.S)
+    assert (len(agrees), len(disputes)) == (6, 0)
+    text = text_of(owner_client.get(reverse("debates:detail", args=[debate.id])))
+    assert text.count("Weakest point: “") == 6
+    assert text.count("Evidence that would settle it: ") == 6
+
+
+def test_a_challenge_that_disputes_the_conclusion_is_shown_in_red(owner_client, owner,
+                                                                   default_agents):
+    debate = finished_debate("Is Bitcoin a good investment?", owner)
+    html = owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
+    assert html.count('class="msg stance-challenge"') == 6
+    assert html.count("· disputes the conclusion") == 6
 
 
 def test_a_page_opened_mid_debate_shows_what_is_stored_and_who_is_thinking(

@@ -88,7 +88,8 @@ class ModeratedPresentation(Presentation):
             Fact(
                 "Weighted strength",
                 f"pro {number(pro)}, con {number(con)} ({ratio_text}; "
-                f"a side needs more than {md.get('margin_required', 1.2):g}x)",
+                f"a side needs more than {md.get('margin_required', 1.2):g}x)"
+                + _exact_note(md),
             ),
             Fact("Decision confidence", unit(md.get("decision_confidence"))),
             Fact(
@@ -159,7 +160,7 @@ class ModeratedPresentation(Presentation):
         out = [
             f"  pro strength {md.get('pro_strength')}  con strength {md.get('con_strength')}  "
             f"ratio {'n/a' if ratio is None else ratio} (more than {md.get('margin_required')}x "
-            f"needed)  decision confidence {md.get('decision_confidence')}",
+            f"needed)  decision confidence {md.get('decision_confidence')}{_exact_note(md)}",
             f"  consensus {md.get('consensus_type')}  moderator confidence by round: "
             f"{confidences} (stops above {md.get('consensus_threshold')}); "
             f"{md.get('rounds_run')} of {md.get('max_rounds')} rounds",
@@ -167,3 +168,14 @@ class ModeratedPresentation(Presentation):
         if md.get("open_points"):
             out.append(wrap("open points: " + "; ".join(md["open_points"]), indent="  "))
         return out
+
+
+def _exact_note(md: Mapping[str, Any]) -> str:
+    """The unrounded strengths the rule compared, when the rounded ones hide a difference."""
+    exact = md.get("pro_strength_exact"), md.get("con_strength_exact")
+    if None in exact:
+        return ""
+    shown = (md.get("pro_strength"), md.get("con_strength"))
+    if all(float(e) == float(v or 0) for e, v in zip(exact, shown, strict=True)):
+        return ""
+    return f"; compared unrounded: pro {exact[0]}, con {exact[1]}"

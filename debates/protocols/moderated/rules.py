@@ -35,8 +35,10 @@ How an argument is scored
 
 The decision
 ------------
-Side strengths are rounded to `STRENGTH_DECIMALS` (4) places, as reported in the metadata, and
-compared exactly (decimal arithmetic, so the boundary does not depend on float rounding):
+Side strengths are computed and compared unrounded, as seed 003 compares them, in exact decimal
+arithmetic (each factor read as the decimal it prints as, so the boundary does not depend on
+float rounding); they are rounded to `STRENGTH_DECIMALS` (4) places only for display (pro
+0.06001 against con 0.05 is SUPPORT, though both show as 0.06 and 0.05):
 
 * pro > `MARGIN` (1.2) x con  -> SUPPORT, confidence min(pro / (pro + con), 0.95);
 * con > 1.2 x pro             -> OPPOSE, confidence min(con / (pro + con), 0.95);
@@ -183,8 +185,14 @@ def evidence_quality(items: Iterable[str]) -> float:
     return round(min(1.0, score), 4)
 
 
-def _rounded(value: float) -> Decimal:
-    return Decimal(repr(value)).quantize(Decimal(1).scaleb(-STRENGTH_DECIMALS), ROUND_HALF_EVEN)
+def _exact(value: float | Decimal) -> Decimal:
+    """A factor as the decimal it prints as (0.1 is 0.1, not 0.1000000000000000055...)."""
+    return value if isinstance(value, Decimal) else Decimal(repr(float(value)))
+
+
+def _rounded(value: float | Decimal) -> Decimal:
+    """For display only: the rules compare the exact values."""
+    return _exact(value).quantize(Decimal(1).scaleb(-STRENGTH_DECIMALS), ROUND_HALF_EVEN)
 
 
 def _num(value: Decimal | float) -> int | float:
@@ -206,14 +214,14 @@ def decide(
     by_round = {e.round_number: e for e in evaluations}
     ordered = sorted(arguments, key=lambda a: (a.round_number, a.agent))
     scored: list[dict[str, Any]] = []
-    pro = con = 0.0
+    pro = con = Decimal(0)
     for arg in ordered:
         e_score = evidence_quality(arg.supporting_evidence)
         evaluation = by_round.get(arg.round_number)
         rated = evaluation.quality(arg.side) if evaluation else None
         c_score = NEUTRAL_QUALITY if rated is None else rated
         weight = ROLE_WEIGHTS[arg.role] if arg.side != "NEUTRAL" else 0.0
-        strength = weight * arg.confidence * e_score * c_score
+        strength = _exact(weight) * _exact(arg.confidence) * _exact(e_score) * _exact(c_score)
         if arg.side == "SUPPORT":
             pro += strength
         elif arg.side == "OPPOSE":
@@ -232,19 +240,19 @@ def decide(
                 "strength": _num(_rounded(strength)),
             }
         )
-    pro_d, con_d = _rounded(pro), _rounded(con)
-    total = pro_d + con_d
-    if pro_d > MARGIN * con_d:
+    total = pro + con
+    if pro > MARGIN * con:
         decision = "SUPPORT"
-        confidence = min(float(pro_d / total), MAX_DECISION_CONFIDENCE)
-    elif con_d > MARGIN * pro_d:
+        confidence = min(float(pro / total), MAX_DECISION_CONFIDENCE)
+    elif con > MARGIN * pro:
         decision = "OPPOSE"
-        confidence = min(float(con_d / total), MAX_DECISION_CONFIDENCE)
+        confidence = min(float(con / total), MAX_DECISION_CONFIDENCE)
     else:
         decision = "UNCERTAIN"
         confidence = UNCERTAIN_CONFIDENCE
     confidence = round(confidence, 4)
-    ratio = None if con_d == 0 else round(float(pro_d / con_d), 4)
+    ratio = None if con == 0 else round(float(pro / con), 4)
+    pro_d, con_d = _rounded(pro), _rounded(con)
 
     last = max(evaluations, key=lambda e: e.round_number)
     moderator_confident = last.confidence > consensus_threshold
@@ -264,7 +272,7 @@ def decide(
     if parse_failures:
         review_reasons.append("parse_failure")
 
-    text = _reasoning(decision, pro_d, con_d, last, moderator_confident, consensus_threshold)
+    text = _reasoning(decision, pro, con, last, moderator_confident, consensus_threshold)
     if "moderator_disagrees" in review_reasons:
         text += (
             f" The moderator's last evaluation leans {last.leaning}, against this decision; "
@@ -287,6 +295,10 @@ def decide(
         "consensus_type": consensus_type,
         "pro_strength": _num(pro_d),
         "con_strength": _num(con_d),
+        "pro_strength_exact": format(pro.normalize(), "f"),
+        "con_strength_exact": format(con.normalize(), "f"),
+        "compared": "unrounded (exact decimals); strengths shown rounded to "
+                    f"{STRENGTH_DECIMALS} places",
         "strength_ratio": ratio,
         "margin_required": float(MARGIN),
         "decision_confidence": confidence,
@@ -326,7 +338,7 @@ def _reasoning(
     moderator_confident: bool,
     threshold: float,
 ) -> str:
-    p, c = _num(pro), _num(con)
+    p, c = _num(_rounded(pro)), _num(_rounded(con))
     if decision == "SUPPORT":
         times = "any" if con == 0 else f"{float(pro / con):.2f}x"
         text = (

@@ -68,6 +68,7 @@ class RoundRobinPresentation(Presentation):
                 + f" (needs {md.get('consensus_threshold', 0):.0%})",
             ),
             Fact("Turns per agent", joined(f"{a} {participation[a]}" for a in order)),
+            *self._responses(md),
             Fact(
                 "Rounds and turns",
                 f"{md.get('total_rounds')} rounds, {md.get('total_turns')} "
@@ -80,6 +81,20 @@ class RoundRobinPresentation(Presentation):
         if md.get("changed_position"):
             facts.append(Fact("Changed position", joined(md["changed_position"])))
         return facts
+
+    @staticmethod
+    def _responses(md: Mapping[str, Any]) -> list[Fact]:
+        summary = md.get("agent_responses_summary")
+        if not summary:
+            return []
+        return [
+            Fact(
+                "Responses",
+                f"{summary.get('successful_responses')} of "
+                f"{summary.get('total_agents_consulted')} agents readable "
+                f"({joined(summary.get('agents_used') or [])})",
+            )
+        ]
 
     def text_summary(self, md: Mapping[str, Any]) -> list[str]:
         participation = md.get("agent_participation", {})
@@ -100,6 +115,16 @@ class RoundRobinPresentation(Presentation):
             f"(at least {md.get('min_turns_per_agent')} each, at most "
             f"{md.get('max_rounds')} rounds)",
         ]
+        summary = md.get("agent_responses_summary")
+        if summary:
+            out.append(
+                f"  responses: {summary.get('successful_responses')} of "
+                f"{summary.get('total_agents_consulted')} agents readable; debate turns: "
+                + ", ".join(
+                    f"{p['agent']} {p['debate_turns']}"
+                    for p in md.get("final_positions", []) if "debate_turns" in p
+                )
+            )
         if md.get("changed_position"):
             out.append("  changed position: " + ", ".join(md["changed_position"]))
         return out

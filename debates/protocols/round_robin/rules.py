@@ -17,6 +17,18 @@ The decision
   (`review_reasons` ["no_consensus"]).
 
 "parse_failure" joins `review_reasons` when a final position is an unreadable turn.
+
+Seed 004's metadata
+-------------------
+* `agent_responses_summary`: `total_agents_consulted` (the agents in the debate),
+  `successful_responses` (agents whose final turn could be read, so their stance counts) and
+  `agents_used` (in speaking order);
+* `debate_metadata`: `total_rounds`, `total_turns`, `agent_participation` (turns per agent),
+  the block seed 004 attaches to every agent's response;
+* each of `final_positions` (the agents' responses) carries its `debate_turns`: the turns that
+  agent took.
+The same figures also stand at the top level (`total_rounds`, `total_turns`,
+`agent_participation`).
 """
 
 from __future__ import annotations
@@ -174,9 +186,20 @@ def decide(
         "stop_reason": "consensus" if final.reached else "max_rounds",
         "consensus_by_round": [c.as_dict() for c in checks],
         "final_positions": [
-            {"agent": p.agent, "stance": p.stance, "confidence": p.confidence, "risk": p.risk}
+            {"agent": p.agent, "stance": p.stance, "confidence": p.confidence, "risk": p.risk,
+             "debate_turns": p.turns}
             for p in positions
         ],
+        "agent_responses_summary": {
+            "total_agents_consulted": total,
+            "successful_responses": sum(1 for p in positions if not p.parse_failed),
+            "agents_used": [p.agent for p in positions],
+        },
+        "debate_metadata": {
+            "total_rounds": final.round_number,
+            "total_turns": sum(p.turns for p in positions),
+            "agent_participation": {p.agent: p.turns for p in positions},
+        },
         "avg_confidence": round(sum(p.confidence for p in positions) / total, 1),
         "max_risk": max(p.risk for p in positions),
         "changed_position": list(changed_position),

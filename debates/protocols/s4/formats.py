@@ -14,11 +14,14 @@ OWN_POSITION = LineFormat(f"Your round 1 position: {_POSITION}.", **_FIELDS)
 TARGET_POSITION = LineFormat(
     f"{{name}} (role: {{role}}) round 1 position: {_POSITION}.", role=r"[^)]+", **_FIELDS
 )
+AGREES = "agrees with your conclusion"
+DISPUTES = "disputes your conclusion"
+
 #: One challenge received, on one line (revision prompt).
 RECEIVED_CHALLENGE = LineFormat(
-    "- From {name} ({stance}; suggests {suggestion}): {argument}",
+    "- From {name} ({agreement}; suggests {suggestion}): {argument}",
     whole_line=True,
-    stance="challenge|agree",
+    agreement=f"{AGREES}|{DISPUTES}",
     suggestion="[A-Z]+|no decision suggested",
     argument=".*",
 )

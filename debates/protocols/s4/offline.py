@@ -4,17 +4,22 @@ role, challenges argued from the role's angle, revisions that move when the chal
 from __future__ import annotations
 
 import json
+import re
 
 from agents.responders import OfflinePrompt
 from debates.protocols.offline import (
-    ROLE_ANGLES,
     classify,
-    first_sentence,
     initial_position,
     role_key,
 )
 from debates.protocols.prompting import QUOTED_BLOCK
-from debates.protocols.s4.formats import OWN_POSITION, RECEIVED_CHALLENGE, TARGET_POSITION
+from debates.protocols.s4.formats import (
+    AGREES,
+    DISPUTES,
+    OWN_POSITION,
+    RECEIVED_CHALLENGE,
+    TARGET_POSITION,
+)
 
 CAUTION = {"ACT": 0, "WARN": 1, "REFUSE": 2, "VETO": 3}
 
@@ -36,7 +41,61 @@ def analysis_reply(prompt: OfflinePrompt) -> str:
     return _decision_json(p.decision, p.confidence, p.risk, p.reasoning)
 
 
+#: Words that mark a sweeping or unsupported claim: the offline model's "weakest point".
+_SWEEPING = (
+    "no ", "not ", "cannot", "never", "always", "immediately", "straightforward",
+    "well-established", "standard", "too many", "only", "any", "every", "could", "general",
+    "safe", "clear", "low risk", "risk of",
+)
+
+#: What each role asks for to settle a point: (when the target is more cautious than the
+#: challenger, when it is less cautious, when they reach the same conclusion).
+EVIDENCE_BY_ROLE = {
+    "utility": (
+        "a concrete way the asker would be misled or hurt by a caveated answer",
+        "what the asker would actually do with the answer, and what happens if it is wrong",
+        "an example of the asker acting on the answer as given, without further help",
+    ),
+    "accuracy": (
+        "a named, checkable source showing the risk is real rather than assumed",
+        "a named, checkable source (a reference work, a dataset, a published figure) "
+        "that confirms the claim",
+        "the reference you would cite, and whether independent sources agree on it",
+    ),
+    "safety": (
+        "a concrete harm scenario: who is hurt, how, and how likely",
+        "evidence that misuse by a vulnerable or hostile asker is implausible here",
+        "a check of the edge cases: who could misuse this answer, and how you ruled it out",
+    ),
+    "default": (
+        "the fact that makes the stricter decision necessary",
+        "the fact that makes the decision safe to act on",
+        "the fact your conclusion rests on, stated so it can be checked",
+    ),
+}
+
+
+def weakest_point(reasoning: str, limit: int = 110) -> str:
+    """The clause of a reasoning that claims the most on the least support: the first clause
+    holding a sweeping word, else the first sentence."""
+    text = " ".join(reasoning.split())
+    clauses = [c.strip().rstrip(";") for c in re.split(r"(?<=[.;!?])\s", text)]
+    for clause in clauses:
+        if len(clause.split()) >= 4 and any(w in f" {clause.lower()} " for w in _SWEEPING):
+            return _clip(clause, limit)
+    return _clip(clauses[0] if clauses else "", limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) > limit:
+        text = text[: limit - 3].rsplit(" ", 1)[0] + "..."
+    return text
+
+
 def challenge_reply(offline_prompt: OfflinePrompt) -> str:
+    """Seed 000: every challenge is adversarial and specific, names the weakest point of the
+    challenged reasoning and the evidence that would settle it, even when the challenger
+    agrees with the conclusion (then `agrees_with_conclusion` is true)."""
     role, prompt = offline_prompt.role, offline_prompt.user
     own = OWN_POSITION.search(prompt)
     target = TARGET_POSITION.search(prompt)
@@ -44,7 +103,9 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
     if not (own and target):
         return json.dumps(
             {
-                "stance": "challenge",
+                "agrees_with_conclusion": False,
+                "weakest_point": "(the position could not be read)",
+                "evidence_needed": "the position restated, with its reasoning",
                 "argument": "I could not read the position "
                 "I was asked to challenge; please restate it.",
                 "suggested_decision": "WARN",
@@ -53,23 +114,37 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
     own_decision = own["decision"]
     name, their_decision = target["name"], target["decision"]
     their_conf, their_risk = float(target["confidence"]), float(target["risk"])
-    quote = first_sentence(reasoning.group(1) if reasoning else "")
+    quote = weakest_point(reasoning.group(1) if reasoning else "")
     suggestion = "REFUSE" if own_decision == "VETO" else own_decision
     angle = role_key(role)
     same = CAUTION[own_decision] == CAUTION[their_decision] or (
         {own_decision, their_decision} == {"REFUSE", "VETO"}
     )
-    if same:
-        argument = (
-            f'{name}, you say "{quote}" I reach the same conclusion from my side, where '
-            f"{ROLE_ANGLES.get(angle, 'the question is judged on its merits')}; "
-            f"I see no flaw that would change {their_decision}."
-        )
-        return json.dumps(
-            {"stance": "agree", "argument": argument, "suggested_decision": suggestion}
-        )
     more_cautious = CAUTION[their_decision] > CAUTION[own_decision]
-    if angle == "utility" and more_cautious:
+    evidence = EVIDENCE_BY_ROLE[angle][2 if same else 0 if more_cautious else 1]
+    if same:
+        if angle == "utility":
+            why = (
+                f"that is asserted, not shown; {their_decision} is right only if the asker can "
+                "really use the answer as given"
+            )
+        elif angle == "accuracy":
+            why = (
+                f"you state it without a source, so a confidence of {their_conf:g} rests on "
+                "your word alone"
+            )
+        elif angle == "safety":
+            why = (
+                f"risk {their_risk:g} is judged for the average asker; you do not say which "
+                "edge cases you ruled out"
+            )
+        else:
+            why = "that is the step your conclusion depends on, and you do not support it"
+        argument = (
+            f'{name}, I reach {their_decision} too, but not for your reason. You say "{quote}": '
+            f"{why}."
+        )
+    elif angle == "utility" and more_cautious:
         argument = (
             f'{name}, you say "{quote}" That caution has a cost: the asker leaves with '
             f"nothing usable. What specific evidence would you need before moving from "
@@ -110,7 +185,13 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
             f"{suggestion}; what evidence supports {their_decision}?"
         )
     return json.dumps(
-        {"stance": "challenge", "argument": argument, "suggested_decision": suggestion}
+        {
+            "agrees_with_conclusion": same,
+            "weakest_point": quote,
+            "evidence_needed": evidence,
+            "argument": argument,
+            "suggested_decision": suggestion,
+        }
     )
 
 
@@ -123,7 +204,7 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
         )
     decision, confidence, risk = own["decision"], float(own["confidence"]), float(own["risk"])
     challengers = [
-        (c["name"], c["stance"], c["suggestion"]) for c in RECEIVED_CHALLENGE.findall(prompt)
+        (c["name"], c["agreement"], c["suggestion"]) for c in RECEIVED_CHALLENGE.findall(prompt)
     ]
     suggestions = [s for _, _, s in challengers if s in CAUTION]
     harm_voices = [
@@ -161,14 +242,17 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
             f"from {decision} to {new}.",
         )
     # 3. Otherwise I defend my position, with confidence moved by how it was received.
-    agreements = sum(1 for _, stance, _ in challengers if stance == "agree")
+    agreements = sum(1 for _, agreement, _ in challengers if agreement == AGREES)
     objections = len(challengers) - agreements
     if objections == 0:
         new_conf = min(confidence + 3, 98)
-        text = "Every other agent agrees after scrutiny; I keep my position."
+        text = (
+            "Every other agent agrees with my conclusion after challenging my reasoning; the "
+            "weak points they named do not change it, so I keep my position."
+        )
     else:
         new_conf = max(confidence - 5, 40)
-        who = ", ".join(n for n, stance, _ in challengers if stance == "challenge")
+        who = ", ".join(n for n, agreement, _ in challengers if agreement == DISPUTES)
         text = (
             f"{who} challenged me, but no argument changes the core of my assessment; "
             f"I keep {decision} and lower my confidence slightly."

@@ -42,6 +42,7 @@ __all__ = [
     "MAX_ARGUMENT_LENGTH",
     "ParsedChallenge",
     "ParsedDecision",
+    "challenge_text",
     "parse_agent_decision",
     "parse_challenge",
 ]
@@ -222,24 +223,37 @@ def parse_agent_decision(text: str, *, allowed: Iterable[str] = DECISIONS) -> Pa
 # ---------------------------------------------------------------------------
 # Challenges
 # ---------------------------------------------------------------------------
+#
+# Seed 000: challenges are required, not optional; they are adversarial, specific (they quote
+# the exact reasoning) and ask for evidence. So every challenge names the weakest point of the
+# challenged reasoning and the evidence that would settle it, even when the challenger agrees
+# with the conclusion; whether it does is a separate yes/no field.
 
-_STANCES = {
-    "challenge": "challenge",
-    "disagree": "challenge",
-    "agree": "agree",
-    "agreement": "agree",
-    "concur": "agree",
+_LEGACY_STANCES = {
+    "challenge": False,
+    "disagree": False,
+    "agree": True,
+    "agreement": True,
+    "concur": True,
 }
+_YES = {"yes", "true", "y", "agree", "agrees"}
+_NO = {"no", "false", "n", "disagree", "disagrees"}
+
+AGREES_KEYS = ("agrees_with_conclusion", "agrees_with_the_conclusion", "agrees")
+WEAKEST_POINT_KEYS = ("weakest_point", "weak_point", "quote")
+EVIDENCE_KEYS = ("evidence_needed", "evidence", "evidence_that_would_settle_it")
 
 
 @dataclass(frozen=True)
 class ParsedChallenge:
     """A challenge-round reply.
 
-    ``stance`` is ``"challenge"`` or ``"agree"``; ``suggested_decision`` is one of
-    ACT/WARN/REFUSE/VETO or None. ``parse_failed``/``error`` report unreadable
-    replies; ``notes`` records tolerant readings (prose reply, truncation, ignored
-    fields).
+    ``stance`` is always ``"challenge"`` (challenges are compulsory); ``agrees_with_conclusion``
+    says whether the challenger nonetheless agrees with the challenged agent's conclusion.
+    ``weakest_point`` quotes the reasoning's weakest point and ``evidence_needed`` names what
+    would settle it; both are required. ``suggested_decision`` is one of ACT/WARN/REFUSE/VETO or
+    None. ``parse_failed``/``error`` report unreadable replies or a missing required part;
+    ``notes`` records tolerant readings (legacy stance, truncation, ignored fields).
     """
 
     stance: str
@@ -248,22 +262,72 @@ class ParsedChallenge:
     parse_failed: bool
     error: str = ""
     notes: tuple[str, ...] = ()
+    agrees_with_conclusion: bool = False
+    weakest_point: str = ""
+    evidence_needed: str = ""
+
+    @property
+    def text(self) -> str:
+        """The challenge as stored and shown: the argument, then its two required parts."""
+        return challenge_text(self.argument, self.weakest_point, self.evidence_needed)
+
+
+WEAKEST_POINT_LABEL = "Weakest point"
+EVIDENCE_LABEL = "Evidence that would settle it"
+
+
+def challenge_text(argument: str, weakest_point: str, evidence_needed: str) -> str:
+    """One text holding the argument, the weakest point (quoted) and the evidence asked for."""
+    parts = [argument.strip()]
+    if weakest_point:
+        parts.append(f"{WEAKEST_POINT_LABEL}: \u201c{weakest_point.strip()}\u201d")
+    if evidence_needed:
+        parts.append(f"{EVIDENCE_LABEL}: {evidence_needed.strip()}")
+    return "\n".join(p for p in parts if p)
+
+
+def _agreement(obj: Mapping[str, Any], notes: list[str], errors: list[str]) -> bool:
+    raw = get_field(obj, *AGREES_KEYS)
+    if raw is not None:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and clean_label(raw).lower() in _YES | _NO:
+            return clean_label(raw).lower() in _YES
+        errors.append(f"agrees_with_conclusion {short_repr(raw)} is not yes or no")
+        return False
+    raw_stance = get_field(obj, "stance")
+    if isinstance(raw_stance, str) and clean_label(raw_stance).lower() in _LEGACY_STANCES:
+        agrees = _LEGACY_STANCES[clean_label(raw_stance).lower()]
+        notes.append(
+            f"agrees_with_conclusion missing; read as {'yes' if agrees else 'no'} from stance "
+            f"{short_repr(raw_stance)}"
+        )
+        return agrees
+    errors.append("agrees_with_conclusion missing (true or false)")
+    return False
+
+
+def _required_text(
+    obj: Mapping[str, Any], keys: tuple[str, ...], what: str, notes: list[str], errors: list[str]
+) -> str:
+    raw = get_field(obj, *keys)
+    if raw is None:
+        errors.append(f"{keys[0]} missing: a challenge must name {what}")
+        return ""
+    if not isinstance(raw, str):
+        errors.append(f"{keys[0]} {short_repr(raw)} is not text")
+        return ""
+    text = truncate_text(" ".join(raw.split()), notes)
+    if not text:
+        errors.append(f"{keys[0]} empty: a challenge must name {what}")
+    return text
 
 
 def _challenge_from_mapping(obj: Mapping[str, Any]) -> ParsedChallenge:
     notes: list[str] = []
     errors: list[str] = []
 
-    raw_stance = get_field(obj, "stance")
-    stance = "challenge"
-    if raw_stance is None:
-        notes.append("stance missing; read as challenge")
-    else:
-        cleaned = clean_label(raw_stance).lower() if isinstance(raw_stance, str) else None
-        if cleaned in _STANCES:
-            stance = _STANCES[cleaned]
-        else:
-            errors.append(f"stance {short_repr(raw_stance)} is not one of challenge, agree")
+    agrees = _agreement(obj, notes, errors)
 
     raw_argument = get_field(obj, "argument", "challenge", "text", "content")
     argument = ""
@@ -276,6 +340,12 @@ def _challenge_from_mapping(obj: Mapping[str, Any]) -> ParsedChallenge:
         if not argument:
             errors.append("argument empty")
 
+    weakest = _required_text(
+        obj, WEAKEST_POINT_KEYS, "the weakest point of the reasoning", notes, errors
+    )
+    evidence = _required_text(obj, EVIDENCE_KEYS, "the evidence that would settle it", notes,
+                              errors)
+
     raw_suggested = get_field(obj, "suggested_decision")
     suggested = None
     if raw_suggested is not None:
@@ -287,27 +357,32 @@ def _challenge_from_mapping(obj: Mapping[str, Any]) -> ParsedChallenge:
             )
 
     return ParsedChallenge(
-        stance=stance,
+        stance="challenge",
         argument=argument,
         suggested_decision=suggested,
         parse_failed=bool(errors),
         error="; ".join(errors),
         notes=tuple(notes),
+        agrees_with_conclusion=agrees,
+        weakest_point=weakest,
+        evidence_needed=evidence,
     )
 
 
 def parse_challenge(text: str) -> ParsedChallenge:
-    """Read a challenge-round reply ``{"stance", "argument", "suggested_decision"}``.
+    """Read a challenge-round reply ``{"agrees_with_conclusion", "weakest_point",
+    "evidence_needed", "argument", "suggested_decision"}``.
 
-    ``stance``: ``challenge`` or ``agree`` (``disagree`` means challenge;
-    ``agreement``/``concur`` mean agree); missing means challenge; any other value
-    marks the parse as failed (stance stays ``challenge``). ``argument`` may also be
-    called ``challenge``, ``text`` or ``content``; it must be non-empty text.
+    ``agrees_with_conclusion``: true/false (also "yes"/"no"); when missing, a legacy ``stance``
+    (``agree``/``agreement``/``concur`` yes, ``challenge``/``disagree`` no) is read with a note;
+    with neither, the parse fails. ``weakest_point`` (the quoted weakest point of the
+    challenged reasoning) and ``evidence_needed`` (what would settle it) are required: a
+    challenge without them does not meet seed 000's rule and is marked failed. ``argument`` may
+    also be called ``challenge``, ``text`` or ``content``; it must be non-empty text.
     ``suggested_decision`` is kept only if it is a valid label.
 
-    Without a JSON object, non-empty prose is taken as the argument (stripped,
-    truncated to :data:`MAX_ARGUMENT_LENGTH`) with stance ``challenge`` and
-    ``parse_failed=False``. Empty or whitespace-only replies fail. Never raises.
+    Without a JSON object, non-empty prose is kept as the argument but the parse fails (it names
+    neither the weakest point nor the evidence as fields). Empty replies fail. Never raises.
     """
     try:
         if not isinstance(text, str):
@@ -321,6 +396,13 @@ def parse_challenge(text: str) -> ParsedChallenge:
             return _challenge_from_mapping(obj)
         notes = ["no JSON object; whole reply used as the argument"]
         argument = truncate_text(text.strip(), notes)
-        return ParsedChallenge("challenge", argument, None, False, "", tuple(notes))
+        return ParsedChallenge(
+            "challenge",
+            argument,
+            None,
+            True,
+            "no JSON object: a challenge must give weakest_point and evidence_needed",
+            tuple(notes),
+        )
     except Exception as exc:  # noqa: BLE001 - never raise on model output
         return ParsedChallenge("challenge", "", None, True, f"parser error: {type(exc).__name__}")

@@ -63,9 +63,12 @@ class S4Presentation(Presentation):
 
         out.append(f"\nRound 2: {rounds.get(2, 'Challenge Round')}")
         for c in debate.challenges.all():
-            label = "AGREES WITH" if c.stance == "agree" else "CHALLENGES"
-            out.append(f"  {c.challenger.name} {label} {c.challenged.name}")
-            out.append(wrap(c.argument))
+            agreement = (
+                "agrees with the conclusion" if c.agrees_with_conclusion
+                else "disputes the conclusion"
+            )
+            out.append(f"  {c.challenger.name} CHALLENGES {c.challenged.name} ({agreement})")
+            out += [wrap(line) for line in c.argument.splitlines() if line.strip()]
 
         out.append(f"\nRound 3: {rounds.get(3, 'Revision Round')}")
         for s in statements:
@@ -128,6 +131,7 @@ class S4Presentation(Presentation):
                 "challenger": c.challenger.name,
                 "challenged": c.challenged.name,
                 "stance": c.stance,
+                "agrees_with_conclusion": c.agrees_with_conclusion,
                 "argument": c.argument,
                 "suggested_decision": c.suggested_decision or None,
                 **({"parse_failed": True} if c.parse_failed else {}),

@@ -3,7 +3,9 @@
 What each agent sees, exactly as seed 000 fixes it:
 - round 1: the query only;
 - round 2: the query, its own round-1 position and the challenged agent's round-1 position
-  and reasoning; every agent challenges every other (n * (n - 1) challenges);
+  and reasoning; every agent challenges every other (n * (n - 1) challenges), compulsorily:
+  each names the weakest point of that reasoning and the evidence that would settle it, and says
+  apart whether it agrees with the conclusion;
 - round 3: the query, its own round-1 position and every challenge made against it;
 - round 4: no call; the revised positions are locked as final votes and `rules.decide` turns
   them into the decision.
@@ -33,6 +35,8 @@ from debates.protocols.prompting import one_line as _one_line
 from debates.protocols.prompting import quoted as _quoted
 from debates.protocols.s4 import offline, rules
 from debates.protocols.s4.formats import (
+    AGREES,
+    DISPUTES,
     OWN_POSITION,
     RECEIVED_CHALLENGE,
     TARGET_POSITION,
@@ -56,8 +60,10 @@ DECISION_FORMAT = (
 )
 VETO_FORMAT = ' | "VETO"'
 CHALLENGE_FORMAT = (
-    'Reply with one JSON object and nothing else: {"stance": "challenge" | "agree", '
-    '"argument": "your challenge, quoting the reasoning you question", '
+    'Reply with one JSON object and nothing else: {"agrees_with_conclusion": true | false, '
+    '"weakest_point": "the exact words of their reasoning that are weakest", '
+    '"evidence_needed": "the evidence that would settle that point", '
+    '"argument": "your challenge: why that point is weak, argued from your role", '
     '"suggested_decision": "ACT" | "WARN" | "REFUSE"}.'
 )
 
@@ -152,9 +158,12 @@ class S4Protocol(DebateProtocol):
                 _quoted(theirs.reasoning) or "(no reasoning given)",
                 QUOTE_CLOSE,
                 "",
-                f"Challenge {challenged.name}'s reasoning: find its weakest point, quote it, and "
-                "ask for the evidence that would settle it. Argue from your own role. If after "
-                "honest scrutiny you agree, say so and say why.",
+                f"You must challenge {challenged.name}'s reasoning, even if you reach the same "
+                "conclusion: be adversarial and specific. Quote the weakest point of that "
+                "reasoning exactly, say why it is weak from your own role, and name the "
+                "evidence that would settle it. Say separately whether you agree with "
+                f"{challenged.name}'s conclusion ({theirs.decision}); agreeing does not excuse "
+                "you from the challenge.",
                 CHALLENGE_FORMAT,
             ]
         )
@@ -179,7 +188,9 @@ class S4Protocol(DebateProtocol):
             suggestion = c.suggested_decision or "no decision suggested"
             received.append(
                 RECEIVED_CHALLENGE.format(
-                    name=other.name, stance=c.stance, suggestion=suggestion,
+                    name=other.name,
+                    agreement=AGREES if c.agrees_with_conclusion else DISPUTES,
+                    suggestion=suggestion,
                     argument=_one_line(c.argument),
                 )
             )
@@ -220,10 +231,11 @@ class S4Protocol(DebateProtocol):
             c = parse_challenge(raw)
             return ChallengeReply(
                 stance=c.stance,
-                argument=c.argument,
+                argument=c.text,
                 suggested_decision=c.suggested_decision or "",
                 parse_failed=c.parse_failed,
                 error=c.error,
+                agrees_with_conclusion=c.agrees_with_conclusion,
             )
         p = self.by_slug[request.participant]
         d = parse_agent_decision(raw)
