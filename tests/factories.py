@@ -36,6 +36,12 @@ class StaffFactory(UserFactory):
             grant_roles(self, *(ROLES if extracted is None else extracted))
 
 
+def with_roles(user, *names: str):
+    """`user` with the roles `names` (every role when none are named)."""
+    grant_roles(user, *(names or ROLES))
+    return user
+
+
 class CompletedDebateFactory(DjangoModelFactory):
     """A completed debate stored directly (no agents, no calls), for decision metadata made to
     order."""

@@ -28,7 +28,7 @@ from debates.api.services import IdempotencyConflict, debate_start
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
     OpenApiParameter.HEADER,
     required=False,
     description=(

@@ -13,6 +13,7 @@ from debates.models import Debate
 from reviews import services
 from reviews.models import ReviewEvent, ReviewItem
 from tests.api.conftest import client_for
+from tests.factories import with_roles
 from tests.reviews.conftest import SPLIT, completed_debate, run_offline
 
 URL = "/api/v1/reviews/"
@@ -20,9 +21,9 @@ URL = "/api/v1/reviews/"
 
 @pytest.fixture
 def other_staff_user(django_user_model):
-    return django_user_model.objects.create_user(
+    return with_roles(django_user_model.objects.create_user(
         "tess", password="a-long-passphrase", is_staff=True
-    )
+    ))
 
 
 @pytest.fixture

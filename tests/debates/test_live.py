@@ -12,6 +12,7 @@ from debates import selectors, services
 from debates.models import Debate
 from debates.transcript import render_markdown
 from tests.debates.test_services import CountingLLM, WorkerDied
+from tests.factories import with_roles
 
 SCRIPT_REPLY = json.dumps(
     {
@@ -120,7 +121,7 @@ def test_the_version_changes_when_a_message_is_stored_and_only_then(default_agen
 def test_users_see_their_own_debates_and_staff_see_everyones(default_agents, owner,
                                                             django_user_model):
     other = django_user_model.objects.create_user("otto", password="a-long-passphrase")
-    staff = django_user_model.objects.create_user("sam", password="x", is_staff=True)
+    staff = with_roles(django_user_model.objects.create_user("sam", password="x", is_staff=True))
     mine = services.debate_create(query="Mine?", created_by=owner, enqueue=False)
     theirs = services.debate_create(query="Theirs?", created_by=other, enqueue=False)
 
