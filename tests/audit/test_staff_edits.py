@@ -45,7 +45,7 @@ def test_an_agent_edit_is_versioned_and_audited_from_what_to_what(editor, defaul
     old_prompt = safety.system_prompt
 
     response = editor.post(url, agent_form(
-        safety, system_prompt="Be brief.", model_name="openai/gpt-4o-mini", can_veto=""
+        safety, system_prompt="Be brief.", model_name="cheap", can_veto=""
     ))
 
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -53,7 +53,7 @@ def test_an_agent_edit_is_versioned_and_audited_from_what_to_what(editor, defaul
     assert entry.actor_name == "eve" and entry.subject_id == str(safety.pk)
     assert entry.changes == {
         "system_prompt": {"from": old_prompt, "to": "Be brief."},
-        "model_name": {"from": "", "to": "openai/gpt-4o-mini"},
+        "model_name": {"from": "", "to": "cheap"},
         "can_veto": {"from": True, "to": False},
     }
     versions = list(AgentVersion.objects.filter(agent=safety).order_by("number"))

@@ -58,6 +58,7 @@ def test_debate_so_far_reads_any_debate_in_the_same_small_number_of_queries(
                                         agents=["utility", "safety"], enqueue=False)
     services.debate_run(debate_id=two_agents.id)
     finished = finished_debate("Is Bitcoin a good investment?", owner)
+    owner.has_perm("debates.view_debate")  # read once per request, cached on the user
     for debate in (queued, two_agents, finished):
         with django_assert_num_queries(7):
             so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
