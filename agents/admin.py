@@ -52,6 +52,24 @@ class AgentAdmin(admin.ModelAdmin):
 
     change_list_template = "admin/agents/agent/change_list.html"
 
+    def get_readonly_fields(self, request, obj=None):
+        """An agent's veto power (and, for an agent that can veto, whether it takes part)
+        changes only with the permission `agents.change_agent_veto` (role Operator)."""
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if request.user.has_perm(services.VETO_PERMISSION):
+            return fields
+        fields += ("can_veto", "veto_risk_threshold")
+        if obj is not None and obj.can_veto:
+            fields += ("is_active",)
+        return fields
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.can_veto and not request.user.has_perm(
+            services.VETO_PERMISSION
+        ):
+            return False
+        return super().has_delete_permission(request, obj)
+
     def save_model(self, request, obj, form, change):
         services.agent_save(agent=obj, actor=request.user)
 

@@ -53,6 +53,7 @@ class Agent(models.Model):
 
     class Meta:
         ordering = ["position", "name"]
+        permissions = [("change_agent_veto", "Can change an agent's veto power")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(temperature__gte=0) & models.Q(temperature__lte=2),

@@ -44,6 +44,21 @@ def agent_protocols_clean(protocols: Iterable[str]) -> list[str]:
     return protocols
 
 # What a version keeps and an audit entry compares (timestamps are not part of an agent's state).
+VETO_PERMISSION = "agents.change_agent_veto"
+
+
+def veto_power_changes(agent: Agent | None, data: dict) -> list[str]:
+    """The fields of `data` that would change `agent`'s veto power (a new agent when None):
+    whether it can veto, its threshold, and whether a veto-capable agent takes part."""
+    current = agent or Agent()
+    fields = ["can_veto", "veto_risk_threshold"]
+    if current.can_veto or data.get("can_veto"):
+        fields.append("is_active")
+    if agent is None and not data.get("can_veto"):
+        return []  # a new agent without a veto: its threshold means nothing yet
+    return [f for f in fields if f in data and data[f] != getattr(current, f)]
+
+
 VERSIONED_FIELDS = (
     "name", "slug", "role", "position", "is_active", "protocols", "guiding_question",
     "system_prompt", "model_name", "temperature", "can_veto", "veto_risk_threshold",

@@ -4,12 +4,17 @@ Services raise Django's `ValidationError` with a dict of field -> message; here 
 400 like any serializer error. Views may rename service fields to API fields with
 `service_field_names` (e.g. the service's `query` is the API's `question`).
 
-`not_found` and `server_error` are the site's 404 and 500 handlers: JSON under /api/, the usual
-pages elsewhere.
+A body larger than `DATA_UPLOAD_MAX_MEMORY_SIZE` is a JSON 413, and a message never echoes
+more than an excerpt of what was sent (`EXCERPT` characters of any long string).
+
+`bad_request`, `not_found` and `server_error` are the site's 400, 404 and 500 handlers: JSON
+under /api/, the usual pages elsewhere.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import JsonResponse
 from django.views import defaults
@@ -23,11 +28,52 @@ def validation_detail(exc: DjangoValidationError, renames: dict[str, str]) -> di
     return {"non_field_errors": exc.messages}
 
 
+EXCERPT = 200  # characters of a long message kept: enough to recognise the input
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = 413
+    default_code = "payload_too_large"
+
+
+def too_large_message() -> str:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return (f"The request body is too large: at most {limit:,} bytes "
+            f"({limit / 1024 / 1024:.1f} MB).")
+
+
+def shorten(data):
+    """`data` (an error detail: strings, lists, dicts) with every long string cut to an
+    excerpt that says how much was left out."""
+    if isinstance(data, dict):
+        return {key: shorten(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [shorten(value) for value in data]
+    if isinstance(data, str) and len(data) > EXCERPT * 2:
+        text = f"{data[:EXCERPT]}… ({len(data) - EXCERPT:,} more characters left out)"
+        return exceptions.ErrorDetail(text, code=getattr(data, "code", None))
+    return data
+
+
 def api_exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
         renames = getattr(context.get("view"), "service_field_names", {})
         exc = exceptions.ValidationError(detail=validation_detail(exc, renames))
-    return exception_handler(exc, context)
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(too_large_message())
+    response = exception_handler(exc, context)
+    if response is not None and response.status_code < 500:
+        response.data = shorten(response.data)
+    return response
+
+
+def bad_request(request, exception=None):
+    """400s raised outside the API's views (e.g. a body read by a middleware)."""
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            return JsonResponse({"detail": too_large_message()}, status=413)
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
 
 
 def not_found(request, exception=None):

@@ -10,8 +10,9 @@ import redis
 from django.conf import settings
 from django.db import connection, transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import permissions, serializers, status
+from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 
@@ -83,13 +84,29 @@ HEALTH = inline_serializer(
         "checks": inline_serializer(
             "HealthChecks",
             {"database": HEALTH_CHECK, "redis": HEALTH_CHECK, "worker": HEALTH_CHECK},
+            required=False,
+            help_text="Each check's result: for staff only.",
         ),
     },
 )
 
 
+def _may_see_details(request) -> bool:
+    """Each check's detail (e.g. the worker's node name) is for staff signed in (session or
+    token); anyone else sees the status only."""
+    for authenticator in (cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES):
+        try:
+            found = authenticator.authenticate(request)
+        except exceptions.APIException:
+            return False
+        if found is not None:
+            return bool(found[0].is_active and found[0].is_staff)
+    return False
+
+
 class HealthView(APIView):
-    """Readiness: 200 when PostgreSQL and Redis answer and a Celery worker answers a ping."""
+    """Readiness: 200 when PostgreSQL and Redis answer and a Celery worker answers a ping.
+    Staff also see each check's detail."""
 
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
@@ -98,8 +115,11 @@ class HealthView(APIView):
                    responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")})
     def get(self, request):
         ok, checks = run_checks()
+        body = {"status": "ok" if ok else "unavailable"}
+        if _may_see_details(request):
+            body["checks"] = checks
         return Response(
-            {"status": "ok" if ok else "unavailable", "checks": checks},
+            body,
             status=status.HTTP_200_OK if ok else status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Cache-Control": "no-store"},
         )

@@ -12,5 +12,6 @@ urlpatterns = [
     path("api/", include("api.urls")),
 ]
 
+handler400 = "api.errors.bad_request"
 handler404 = "api.errors.not_found"
 handler500 = "api.errors.server_error"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from typing import Any
 
 from django.conf import settings
@@ -24,6 +24,9 @@ from contradictions.detection import normalise_metric
 
 MAX_VALUE = Decimal(10) ** 20
 VALUE_PLACES = Decimal("1e-10")
+# Room for every stored digit (20 before the point, 10 after): the default context's 28 digits
+# would make quantizing a value of 10^18 or more raise InvalidOperation.
+VALUE_CONTEXT = Context(prec=40)
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class ValueField(serializers.Field):
         value = Decimal(data) if isinstance(data, int) else Decimal(repr(data))
         if abs(value) >= MAX_VALUE:
             self.fail("range")
-        return value.quantize(VALUE_PLACES, rounding=ROUND_HALF_EVEN)
+        return value.quantize(VALUE_PLACES, rounding=ROUND_HALF_EVEN, context=VALUE_CONTEXT)
 
     def to_representation(self, value):
         return None if value is None else float(value)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from agents import gateway
 from contradictions import arbitration, consensus, detection
 from contradictions.authority import Ranking
-from contradictions.inputs import MAX_VALUE, VALUE_PLACES
+from contradictions.inputs import MAX_VALUE, VALUE_CONTEXT, VALUE_PLACES
 from contradictions.models import (
     AgentReport,
     ArbitrationCall,
@@ -281,7 +281,7 @@ class _Runner:
                 notes.append("recommended_value too large to store; ignored")
                 value = None
             elif value is not None:
-                value = value.quantize(VALUE_PLACES)
+                value = value.quantize(VALUE_PLACES, context=VALUE_CONTEXT)
             calls.append(ArbitrationCall(pk=call_id, **ArbitrationCall.done_fields(
                 response, parsed=verdict.as_dict(), parse_failed=verdict.parse_failed,
                 error=verdict.error,

@@ -22,9 +22,12 @@ from reviews.models import ReviewItem
 
 
 def runs_visible_to(user, queryset: QuerySet[ContradictionRun] | None = None):
-    """Staff see every run; anyone else the runs they started."""
+    """Who holds `contradictions.view_contradictionrun` (roles Reviewer, Operator) sees every
+    run; anyone else the runs they started."""
     runs = ContradictionRun.objects.select_related("created_by") if queryset is None else queryset
-    return runs if user.is_staff else runs.filter(created_by=user)
+    if user.has_perm("contradictions.view_contradictionrun"):
+        return runs
+    return runs.filter(created_by=user)
 
 
 def run_detail_queryset() -> QuerySet[ContradictionRun]:

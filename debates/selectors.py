@@ -42,9 +42,10 @@ def debate_get(debate_id) -> Debate:
 
 
 def debates_visible_to(user, queryset: QuerySet[Debate] | None = None) -> QuerySet[Debate]:
-    """Staff see every debate; anyone else the debates they started."""
+    """Who holds `debates.view_debate` (roles Reviewer, Operator) sees every debate; anyone
+    else the debates they started."""
     debates = Debate.objects.select_related("created_by") if queryset is None else queryset
-    return debates if user.is_staff else debates.filter(created_by=user)
+    return debates if user.has_perm("debates.view_debate") else debates.filter(created_by=user)
 
 
 def debate_get_visible(*, debate_id, user) -> Debate:

@@ -93,6 +93,7 @@ class ReviewItem(models.Model):
 
     class Meta:
         ordering = ["-priority", "created_at", "id"]
+        permissions = [("override_safety_veto", "Can override a safety veto to ACT")]
         constraints = [
             models.UniqueConstraint(
                 fields=["debate", "reason"],

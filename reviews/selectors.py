@@ -49,11 +49,15 @@ def queue_items(
 
 
 def reviewers() -> QuerySet:
-    """Everyone who can hold a review item: staff, and anyone who ever held one."""
+    """Everyone who can hold a review item (permission `reviews.change_reviewitem`), and
+    anyone who ever held one."""
     holders = ReviewItem.objects.filter(assignee__isnull=False).values("assignee_id")
+    may = get_user_model().objects.with_perm(
+        "reviews.change_reviewitem", backend="django.contrib.auth.backends.ModelBackend"
+    ).values("pk")
     return (
         get_user_model()
-        .objects.filter(Q(is_staff=True) | Q(pk__in=holders))
+        .objects.filter(Q(pk__in=may) | Q(pk__in=holders))
         .order_by("username")
         .only("id", "username", "first_name", "last_name")
     )

@@ -28,9 +28,14 @@ __all__ = [
 ]
 
 
+WORK_QUEUE = "reviews.change_reviewitem"
+
+
 def _require_staff(user) -> None:
-    if not (user and user.is_authenticated and user.is_active and user.is_staff):
-        raise PermissionDenied("Only staff may work the review queue.")
+    """Working the queue takes the permission `reviews.change_reviewitem` (role Reviewer)."""
+    if not (user and user.is_authenticated and user.is_active and user.has_perm(WORK_QUEUE)):
+        raise PermissionDenied("Working the review queue needs the Reviewer role "
+                               "(permission reviews.change_reviewitem).")
 
 
 def _require_note(note: str | None, action: str) -> str:

@@ -18,9 +18,16 @@ from reviews import selectors, services
 from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
 
+READ_QUEUE = "reviews.view_reviewitem"
+WORK_QUEUE = "reviews.change_reviewitem"
 
-def staff_required(view):
-    """Anonymous users go to the login page; signed-in users who are not staff get 403."""
+
+def staff_required(view=None, *, perm: str = READ_QUEUE):
+    """Anonymous users go to the login page; signed-in users without `perm` get 403. Reading
+    the queue takes `reviews.view_reviewitem`, acting on it `reviews.change_reviewitem` (both
+    in the role Reviewer); `is_staff` alone gives neither."""
+    if view is None:
+        return lambda v: staff_required(v, perm=perm)
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -29,8 +36,8 @@ def staff_required(view):
             if request.method != "GET" and "pk" in kwargs:
                 target = reverse("reviews:item", args=[kwargs["pk"]])
             return redirect_to_login(target)
-        if not request.user.is_staff:
-            raise PermissionDenied("The review queue is for staff only.")
+        if not request.user.has_perm(perm):
+            raise PermissionDenied(f"The review queue needs the Reviewer role (permission {perm}).")
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -66,12 +73,13 @@ def _item_or_404(pk) -> ReviewItem:
 
 def _action_flags(request, item: ReviewItem) -> dict:
     mine = item.assignee_id == request.user.pk
+    can_act = request.user.has_perm(WORK_QUEUE)
     return {
-        "can_claim": item.status == ReviewItem.Status.OPEN,
-        "can_release": item.status == ReviewItem.Status.CLAIMED
+        "can_claim": can_act and item.status == ReviewItem.Status.OPEN,
+        "can_release": can_act and item.status == ReviewItem.Status.CLAIMED
         and (mine or request.user.is_superuser),
-        "can_close": item.status == ReviewItem.Status.OPEN
-        or (item.status == ReviewItem.Status.CLAIMED and mine),
+        "can_close": can_act and (item.status == ReviewItem.Status.OPEN
+                                  or (item.status == ReviewItem.Status.CLAIMED and mine)),
     }
 
 
@@ -121,7 +129,7 @@ def _perform(request, pk, action, *, form=None, form_name="", success, next_url=
 
 
 @require_POST
-@staff_required
+@staff_required(perm=WORK_QUEUE)
 def claim(request, pk):
     return _perform(
         request, pk,
@@ -131,7 +139,7 @@ def claim(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(perm=WORK_QUEUE)
 def release(request, pk):
     form = ReleaseForm(request.POST, prefix="release")
     return _perform(
@@ -145,7 +153,7 @@ def release(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(perm=WORK_QUEUE)
 def resolve(request, pk):
     """The verdict the item's subject takes (a debate's uphold/override or decision, a
     contradiction's value to keep), through the subject's form."""
@@ -165,7 +173,7 @@ def resolve(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(perm=WORK_QUEUE)
 def dismiss(request, pk):
     form = NoteForm(request.POST, prefix="dismiss")
     return _perform(
@@ -180,7 +188,7 @@ def dismiss(request, pk):
 
 
 @require_POST
-@staff_required
+@staff_required(perm=WORK_QUEUE)
 def rerun(request, pk):
     item = ReviewItem.objects.filter(pk=pk).first()
     if item is None:

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils import timezone
 from factory.django import DjangoModelFactory, Password
 
+from accounts.roles import ROLES, grant_roles
 from debates.models import Debate
 
 
@@ -22,7 +23,23 @@ class UserFactory(DjangoModelFactory):
 
 
 class StaffFactory(UserFactory):
+    """Staff with every role (Reviewer, Agent editor, Operator); `roles=[...]` for fewer."""
+
+    class Meta:
+        skip_postgeneration_save = True
+
     is_staff = True
+
+    @factory.post_generation
+    def roles(self, create, extracted, **kwargs):
+        if create:
+            grant_roles(self, *(ROLES if extracted is None else extracted))
+
+
+def with_roles(user, *names: str):
+    """`user` with the roles `names` (every role when none are named)."""
+    grant_roles(user, *(names or ROLES))
+    return user
 
 
 class CompletedDebateFactory(DjangoModelFactory):

@@ -1,26 +1,38 @@
-"""Agents over the API: list and read for everyone signed in; create and change for staff."""
+"""Agents over the API: list and read for everyone signed in; create and change with the
+model permissions `agents.add_agent` / `agents.change_agent` (role Agent editor); an agent's
+veto power only with `agents.change_agent_veto` (role Operator)."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, viewsets
-from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from agents.api.serializers import AgentSerializer
 from agents.models import Agent
-from agents.services import agent_save
+from agents.services import VETO_PERMISSION, agent_save, veto_power_changes
+from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, UNAUTHENTICATED
 
 
-class IsStaffOrReadOnly(permissions.BasePermission):
-    message = "Only staff may create or change agents."
+class AgentPermissions(permissions.BasePermission):
+    """Reading for everyone signed in; writing with the agent model permissions."""
+
+    perms = {"POST": "agents.add_agent", "PUT": "agents.change_agent",
+             "PATCH": "agents.change_agent"}
 
     def has_permission(self, request, view):
         if not (request.user and request.user.is_authenticated):
             return False
-        return request.method in permissions.SAFE_METHODS or request.user.is_staff
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        perm = self.perms.get(request.method)
+        if perm is None:
+            return True  # a method the view does not offer: 405 says so
+        self.message = (f"Creating or changing agents needs the Agent editor role (permission "
+                        f"{perm}).")
+        return request.user.has_perm(perm)
 
 
 @extend_schema_view(
@@ -29,13 +41,13 @@ class IsStaffOrReadOnly(permissions.BasePermission):
     retrieve=extend_schema(summary="Read an agent",
                            responses={200: AgentSerializer, 401: UNAUTHENTICATED,
                                       404: NOT_FOUND}),
-    create=extend_schema(summary="Create an agent (staff)",
+    create=extend_schema(summary="Create an agent (Agent editor)",
                          responses={201: AgentSerializer, 400: FIELD_ERRORS,
                                     401: UNAUTHENTICATED, 403: FORBIDDEN}),
-    update=extend_schema(summary="Replace an agent (staff)",
+    update=extend_schema(summary="Replace an agent (Agent editor)",
                          responses={200: AgentSerializer, 400: FIELD_ERRORS,
                                     401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}),
-    partial_update=extend_schema(summary="Change an agent (staff)",
+    partial_update=extend_schema(summary="Change an agent (Agent editor)",
                                  responses={200: AgentSerializer, 400: FIELD_ERRORS,
                                             401: UNAUTHENTICATED, 403: FORBIDDEN,
                                             404: NOT_FOUND}),
@@ -51,7 +63,7 @@ class AgentViewSet(
 
     queryset = Agent.objects.all()
     serializer_class = AgentSerializer
-    permission_classes = [IsStaffOrReadOnly]
+    permission_classes = [AgentPermissions]
     parser_classes = [JSONParser]
     lookup_field = "slug"
     lookup_value_regex = "[-a-zA-Z0-9_]+"
@@ -63,6 +75,12 @@ class AgentViewSet(
         self._save(serializer)
 
     def _save(self, serializer):
+        changes = veto_power_changes(serializer.instance, serializer.validated_data)
+        if changes and not self.request.user.has_perm(VETO_PERMISSION):
+            raise PermissionDenied(
+                f"Changing an agent's veto power ({', '.join(changes)}) needs the permission "
+                f"{VETO_PERMISSION} (role Operator)."
+            )
         try:
             with transaction.atomic():
                 # Versioned and recorded in the audit trail, as the admin's saves are.

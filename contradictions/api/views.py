@@ -14,10 +14,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from api.pagination import OrderedCursorPagination
+from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
 from api.throttling import CreateRateThrottle
 from contradictions import selectors, services

@@ -14,12 +14,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services as account_services
 from api.pagination import OrderedCursorPagination
+from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
 from api.throttling import CreateRateThrottle
 from debates import selectors
@@ -28,7 +28,7 @@ from debates.api.services import IdempotencyConflict, debate_start
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    str,
+    {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
     OpenApiParameter.HEADER,
     required=False,
     description=(

@@ -9,7 +9,7 @@ decision the service answers with (the debate stays failed), or by a re-run.
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -28,6 +28,14 @@ from reviews import services, subjects
 from reviews.forms import RerunForm
 from reviews.models import ReviewItem
 from reviews.records import ReviewConflict
+
+ACT = "ACT"
+OVERRIDE_VETO = "reviews.override_safety_veto"
+
+
+def vetoed(debate_id) -> bool:
+    """Whether an agent's veto decided the debate (its decision rules say so)."""
+    return Debate.objects.filter(id=debate_id, metadata__veto_applied=True).exists()
 
 # What a queue row shows of its debate; the rest (transcript) is not loaded.
 QUEUE_FIELDS = (
@@ -100,6 +108,11 @@ class DebateSubject(subjects.ReviewSubject):
                 raise ValidationError(
                     {"decision": f"{decision} is the machine's decision already; to keep it, "
                      "uphold instead of overriding."}
+                )
+            if decision == ACT and not user.has_perm(OVERRIDE_VETO) and vetoed(debate.id):
+                raise PermissionDenied(
+                    "An agent vetoed this debate: overriding it to ACT needs the permission "
+                    f"{OVERRIDE_VETO} (role Operator)."
                 )
         else:
             decision = ""

@@ -20,10 +20,10 @@ from drf_spectacular.utils import (
 )
 from rest_framework import exceptions, mixins, permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from api.pagination import NumberedPagination
+from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from reviews import selectors, services
 from reviews.api.serializers import (
@@ -46,18 +46,27 @@ class ReviewConflictError(exceptions.APIException):
     default_code = "review_conflict"
 
 
-class IsStaff(permissions.BasePermission):
-    message = "The review queue is for staff only."
+class IsReviewer(permissions.BasePermission):
+    """Reading the queue takes `reviews.view_reviewitem`, acting on it
+    `reviews.change_reviewitem` (both in the role Reviewer)."""
+
+    message = "The review queue needs the Reviewer role (permissions reviews.view_reviewitem " \
+              "to read, reviews.change_reviewitem to act)."
 
     def has_permission(self, request, view):
         user = request.user
-        return bool(user and user.is_authenticated and user.is_staff)
+        if not (user and user.is_authenticated):
+            return False
+        if request.method in permissions.SAFE_METHODS:
+            return user.has_perm("reviews.view_reviewitem")
+        return user.has_perm("reviews.change_reviewitem")
 
 
 MAX_ID = 2**63 - 1  # a larger number cannot be an item's id (and PostgreSQL would refuse it)
 ACCESS = {
     401: UNAUTHENTICATED,
-    403: OpenApiResponse(MESSAGE, description="Signed in, but not staff."),
+    403: OpenApiResponse(MESSAGE, description="Signed in, without the permission this takes "
+                         "(role Reviewer; overriding a safety veto to ACT: Operator)."),
 }
 ITEM_ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH,
                            description="The review item's number.")
@@ -131,7 +140,7 @@ def _action_schema(name: str, summary: str, description: str, request, *,
     ),
 )
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    permission_classes = [IsStaff]
+    permission_classes = [IsReviewer]
     parser_classes = [JSONParser]
     pagination_class = NumberedPagination
     serializer_class = ReviewItemSerializer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -99,3 +101,13 @@ def receiver():
     r = Receiver()
     yield r
     r.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The property tests' counts per role (`test_schema.FUZZ_COUNTS`), when they ran."""
+    module = sys.modules.get("tests.api.test_schema")
+    for role, counts in sorted(getattr(module, "FUZZ_COUNTS", {}).items()):
+        terminalreporter.write_line(
+            f"schemathesis [{role}]: {counts['cases']} cases, {counts['server_errors']} server "
+            f"errors, {counts['violations']} schema violations"
+        )

@@ -55,7 +55,7 @@ def test_non_staff_cannot_create_or_change_agents(api):
     assert api.post(URL, NEW_AGENT, format="json").status_code == 403
     response = api.patch(f"{URL}utility/", {"temperature": 1.5}, format="json")
     assert response.status_code == 403
-    assert "Only staff" in response.json()["detail"]
+    assert "Agent editor" in response.json()["detail"]
     assert Agent.objects.get(slug="utility").temperature != 1.5
     assert not Agent.objects.filter(slug="ethics").exists()
 

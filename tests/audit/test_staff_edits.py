@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 def editor(django_user_model):
     user = django_user_model.objects.create_user("eve", password="pw-long-enough", is_staff=True)
     user.user_permissions.set(Permission.objects.filter(codename__in=[
-        "view_agent", "change_agent", "delete_agent", "add_debateschedule",
+        "view_agent", "change_agent", "change_agent_veto", "delete_agent", "add_debateschedule",
         "change_debateschedule", "view_debateschedule", "delete_debateschedule",
     ]))
     client = Client()

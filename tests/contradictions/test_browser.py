@@ -12,6 +12,7 @@ from contradictions import services
 from contradictions.inputs import parse_payload
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import ScriptedArbitrator, claim, report
+from tests.factories import with_roles
 
 REPORTS = [
     report("LabourEconomist", 0.8, claim(0.10, "GCC-STAT", "Q1-2024"),
@@ -24,7 +25,9 @@ REPORTS = [
 @pytest.mark.django_db(transaction=True)
 def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(live_server, page, artifacts_dir,
                                                                sources, django_user_model):
-    django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    with_roles(django_user_model.objects.create_user(
+        "dana", password="a-long-passphrase", is_staff=True
+    ))
     run = services.contradiction_run_create(reports=parse_payload(REPORTS)["reports"],
                                             enqueue=False)
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):

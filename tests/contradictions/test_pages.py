@@ -16,6 +16,7 @@ from contradictions.inputs import parse_payload
 from contradictions.models import ContradictionRun, Finding, SourceAuthority
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import SCENARIOS, ScriptedArbitrator, claim, report
+from tests.factories import with_roles
 
 pytestmark = pytest.mark.usefixtures("sources")
 
@@ -150,7 +151,9 @@ def test_a_second_analyst_is_told_someone_got_there_first(client, staff_user, it
                                                           django_user_model):
     from reviews.services import review_claim
 
-    other = django_user_model.objects.create_user("bob", password="pw-bob-long", is_staff=True)
+    other = with_roles(django_user_model.objects.create_user(
+        "bob", password="pw-bob-long", is_staff=True
+    ))
     review_claim(item_id=item.pk, user=other)
     client.force_login(staff_user)
     response = client.post(reverse("reviews:resolve", args=[item.pk]),

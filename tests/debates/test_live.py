@@ -12,6 +12,7 @@ from debates import selectors, services
 from debates.models import Debate
 from debates.transcript import render_markdown
 from tests.debates.test_services import CountingLLM, WorkerDied
+from tests.factories import with_roles
 
 SCRIPT_REPLY = json.dumps(
     {
@@ -57,6 +58,7 @@ def test_debate_so_far_reads_any_debate_in_the_same_small_number_of_queries(
                                         agents=["utility", "safety"], enqueue=False)
     services.debate_run(debate_id=two_agents.id)
     finished = finished_debate("Is Bitcoin a good investment?", owner)
+    owner.has_perm("debates.view_debate")  # read once per request, cached on the user
     for debate in (queued, two_agents, finished):
         with django_assert_num_queries(7):
             so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
@@ -120,7 +122,7 @@ def test_the_version_changes_when_a_message_is_stored_and_only_then(default_agen
 def test_users_see_their_own_debates_and_staff_see_everyones(default_agents, owner,
                                                             django_user_model):
     other = django_user_model.objects.create_user("otto", password="a-long-passphrase")
-    staff = django_user_model.objects.create_user("sam", password="x", is_staff=True)
+    staff = with_roles(django_user_model.objects.create_user("sam", password="x", is_staff=True))
     mine = services.debate_create(query="Mine?", created_by=owner, enqueue=False)
     theirs = services.debate_create(query="Theirs?", created_by=other, enqueue=False)
 

@@ -17,6 +17,7 @@ from tests.debates.test_live import (
     interrupted_in_round_two,
 )
 from tests.debates.test_services import CountingLLM
+from tests.factories import with_roles
 
 
 @pytest.fixture
@@ -66,7 +67,7 @@ def test_the_list_shows_a_users_own_debates_and_staff_see_everyones(
     client, owner, django_user_model, default_agents
 ):
     other = django_user_model.objects.create_user("otto", password="a-long-passphrase")
-    staff = django_user_model.objects.create_user("sam", password="x", is_staff=True)
+    staff = with_roles(django_user_model.objects.create_user("sam", password="x", is_staff=True))
     services.debate_create(query="Is my question fine?", created_by=owner, enqueue=False)
     services.debate_create(query="Is their question fine?", created_by=other, enqueue=False)
 

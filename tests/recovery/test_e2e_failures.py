@@ -19,6 +19,7 @@ from reviews.models import ReviewItem
 from tests.api.conftest import client_for
 from tests.conftest import wait_for
 from tests.contradictions.conftest import reports_of
+from tests.factories import with_roles
 from tests.recovery import call_log
 from tests.recovery.test_crash_and_lost_queue import (
     _assert_completed_like_an_uninterrupted_run,
@@ -32,8 +33,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def analyst_api(django_user_model):
-    analyst = django_user_model.objects.create_user("rita", password="a-long-passphrase",
-                                                    is_staff=True)
+    analyst = with_roles(django_user_model.objects.create_user("rita", password="a-long-passphrase",
+                                                    is_staff=True))
     return client_for(analyst)
 
 

@@ -15,6 +15,7 @@ from debates import services
 from debates.models import Debate, LLMCall, Statement
 from reviews import services as reviews
 from reviews.models import ReviewEvent, ReviewItem
+from tests.factories import with_roles
 from tests.recovery.test_sweeper import _messages
 from tests.reviews.conftest import (
     PROVIDER_ERROR,
@@ -29,12 +30,16 @@ FAILED_ERROR = f"The language model failed (permanent): {PROVIDER_ERROR}"
 
 @pytest.fixture
 def staff(django_user_model):
-    return django_user_model.objects.create_user("alice", password="pw-alice-long", is_staff=True)
+    return with_roles(django_user_model.objects.create_user(
+        "alice", password="pw-alice-long", is_staff=True
+    ))
 
 
 @pytest.fixture
 def other_staff(django_user_model):
-    return django_user_model.objects.create_user("bob", password="pw-bob-long", is_staff=True)
+    return with_roles(django_user_model.objects.create_user(
+        "bob", password="pw-bob-long", is_staff=True
+    ))
 
 
 def test_a_debate_that_fails_for_good_is_queued_for_review_with_its_error(default_agents):

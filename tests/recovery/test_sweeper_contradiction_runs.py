@@ -24,6 +24,7 @@ from debates.tasks import recover_stuck_debates
 from reviews import services as reviews
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import ScriptedArbitrator, reports_of
+from tests.factories import with_roles
 from tests.recovery.test_sweeper import LATER_THAN_QUEUED, LATER_THAN_RUNNING, _messages
 
 pytestmark = pytest.mark.usefixtures("sources")
@@ -39,7 +40,9 @@ def _run(**fields) -> ContradictionRun:
 
 @pytest.fixture
 def staff(django_user_model):
-    return django_user_model.objects.create_user("alice", password="pw-alice-long", is_staff=True)
+    return with_roles(django_user_model.objects.create_user(
+        "alice", password="pw-alice-long", is_staff=True
+    ))
 
 
 def test_a_run_queued_past_its_deadline_is_enqueued_again(

@@ -91,6 +91,7 @@ def test_the_uphold_action_asks_for_a_note_then_resolves(admin_client, admin_use
 
 
 def test_staff_without_the_change_permission_get_no_actions(client, staff, items):
+    staff.groups.clear()  # no role: only the permission given here
     staff.user_permissions.add(Permission.objects.get(codename="view_reviewitem"))
     client.force_login(staff)
     response = client.get(CHANGELIST)

@@ -7,15 +7,16 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from reviews.models import ReviewItem
+from tests.factories import with_roles
 from tests.reviews.conftest import PROVIDER_ERROR, SPLIT, failed_debate, run_offline
 
 
 @pytest.mark.django_db(transaction=True)
 def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, artifacts_dir,
                                                           default_agents, django_user_model):
-    analyst = django_user_model.objects.create_user(
+    analyst = with_roles(django_user_model.objects.create_user(
         "dana", password="a-long-passphrase", is_staff=True
-    )
+    ))
     analyst.user_permissions.add(Permission.objects.get(codename="view_debate"))
     debate = run_offline(SPLIT)
     item = ReviewItem.objects.get(debate=debate, reason="split_vote")
@@ -62,7 +63,9 @@ def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, art
 def test_an_analyst_reruns_a_failed_debate_and_watches_it_complete(
     live_server, page, artifacts_dir, celery_worker_process, default_agents, django_user_model
 ):
-    django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    with_roles(django_user_model.objects.create_user(
+        "dana", password="a-long-passphrase", is_staff=True
+    ))
     debate = failed_debate()  # the provider rejected the key in round 2
     item = ReviewItem.objects.get(debate=debate)
 

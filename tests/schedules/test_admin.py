@@ -11,6 +11,7 @@ from django.urls import reverse
 from debates.models import Debate
 from schedules import services
 from schedules.models import DebateSchedule, ScheduleRun
+from tests.factories import with_roles
 
 ADD_URL = reverse("admin:schedules_debateschedule_add")
 LIST_URL = reverse("admin:schedules_debateschedule_changelist")
@@ -19,8 +20,8 @@ LIST_URL = reverse("admin:schedules_debateschedule_changelist")
 @pytest.fixture
 def analyst(django_user_model):
     """Staff, not superuser: may manage schedules and read debates."""
-    user = django_user_model.objects.create_user("ana", password="a-long-passphrase",
-                                                 is_staff=True)
+    user = with_roles(django_user_model.objects.create_user("ana", password="a-long-passphrase",
+                                                 is_staff=True))
     user.user_permissions.set(Permission.objects.filter(codename__in=[
         "add_debateschedule", "change_debateschedule", "view_debateschedule",
         "delete_debateschedule", "view_schedulerun", "view_debate",

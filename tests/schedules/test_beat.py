@@ -23,6 +23,7 @@ from schedules import services
 from schedules.beat import SingleBeatScheduler
 from schedules.models import ScheduleRun
 from tests.conftest import ROOT, wait_for
+from tests.factories import with_roles
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -47,7 +48,7 @@ def _tick(scheduler, times=5):
 def test_beat_fires_a_due_schedule_and_a_worker_runs_its_debates(
     default_agents, private_queue, redis_client, worker_factory
 ):
-    owner = get_user_model().objects.create_user("analyst", is_staff=True)
+    owner = with_roles(get_user_model().objects.create_user("analyst", is_staff=True))
     schedule = services.schedule_create(
         name="Hourly", owner=owner, questions=QUESTIONS, kind="interval", every=1, period="hours"
     )

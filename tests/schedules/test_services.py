@@ -17,6 +17,7 @@ from debates import selectors as debate_selectors
 from debates.models import Debate
 from schedules import selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
+from tests.factories import with_roles
 
 QUESTIONS = ["What is the capital of France?", "Is Bitcoin a good investment?"]
 FROZEN = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
@@ -24,7 +25,7 @@ FROZEN = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 
 @pytest.fixture
 def analyst(db):
-    return get_user_model().objects.create_user("analyst", is_staff=True)
+    return with_roles(get_user_model().objects.create_user("analyst", is_staff=True))
 
 
 @pytest.fixture

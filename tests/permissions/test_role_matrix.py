@@ -1,0 +1,164 @@
+"""The role matrix (README, "Roles and permissions"), cell by cell: each role against each
+page and API operation that needs a permission, through the API with a token and the pages with
+a signed-in browser session. A cell is one test on fresh data, so a cell's action cannot make
+another cell pass."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from accounts.roles import AGENT_EDITOR, OPERATOR, REVIEWER, grant_roles
+from agents.models import Agent
+from contradictions.models import ContradictionRun
+from contradictions.services import contradiction_run_create
+from debates.reviewing.items import review_items_for_debate
+from reviews.models import ReviewItem
+from tests.api.conftest import client_for
+from tests.contradictions.conftest import reports_of
+from tests.factories import CompletedDebateFactory, UserFactory
+
+PASSWORD = "a-long-passphrase"
+ROLES = ["anonymous", "user", "staff", "reviewer", "agent_editor", "operator", "superuser"]
+GROUPS = {"reviewer": [REVIEWER], "agent_editor": [AGENT_EDITOR], "operator": [OPERATOR]}
+
+
+def person(role: str):
+    if role == "anonymous":
+        return None
+    if role == "superuser":
+        return get_user_model().objects.create_superuser("root", password=PASSWORD)
+    user = UserFactory(username=role, is_staff=role != "user")
+    grant_roles(user, *GROUPS.get(role, []))
+    return user
+
+
+class World:
+    """What the operations act on: another user's vetoed debate with its review item, and
+    another user's contradiction run."""
+
+    def __init__(self):
+        owner = UserFactory(username="owner")
+        self.debate = CompletedDebateFactory(
+            created_by=owner, decision="REFUSE",
+            metadata={"veto_applied": True, "veto_agent": "Safety Agent", "veto_risk": 90,
+                      "consensus_type": "veto"},
+        )
+        review_items_for_debate(debate=self.debate.id)
+        self.item = ReviewItem.objects.get(debate=self.debate, reason="safety_veto")
+        self.run = contradiction_run_create(reports=reports_of("simple"), enqueue=False)
+        ContradictionRun.objects.filter(pk=self.run.pk).update(created_by=owner)
+
+
+# name -> (how: "api" or "page", method, path, body, expected status per role)
+API_READ_QUEUE = dict(anonymous=401, user=403, staff=403, reviewer=200, agent_editor=403,
+                      operator=200, superuser=200)
+OTHERS_RECORD = dict(anonymous=401, user=404, staff=404, reviewer=200, agent_editor=404,
+                     operator=200, superuser=200)
+PAGE_QUEUE = dict(anonymous=302, user=403, staff=403, reviewer=200, agent_editor=403,
+                  operator=200, superuser=200)
+PAGE_ACT = dict(PAGE_QUEUE, reviewer=302, operator=302, superuser=302)
+OPERATIONS = {
+    "api: list the review queue": (
+        "api", "get", "/api/v1/reviews/", None, API_READ_QUEUE),
+    "api: read a review item": (
+        "api", "get", "/api/v1/reviews/{item}/", None, API_READ_QUEUE),
+    "api: claim a review item": (
+        "api", "post", "/api/v1/reviews/{item}/claim/", {}, API_READ_QUEUE),
+    "api: override a veto to WARN": (
+        "api", "post", "/api/v1/reviews/{item}/resolve/",
+        {"verdict": "override", "decision": "WARN", "note": "a warning is enough"},
+        API_READ_QUEUE),
+    "api: override a veto to ACT": (
+        "api", "post", "/api/v1/reviews/{item}/resolve/",
+        {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
+        dict(API_READ_QUEUE, reviewer=403)),
+    "api: list agents": (
+        "api", "get", "/api/v1/agents/", None,
+        dict(anonymous=401, user=200, staff=200, reviewer=200, agent_editor=200, operator=200,
+             superuser=200)),
+    "api: create an agent": (
+        "api", "post", "/api/v1/agents/",
+        {"name": "Cost Agent", "slug": "cost", "role": "Cost",
+         "system_prompt": "You weigh costs.", "guiding_question": "What does it cost?"},
+        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=201, operator=403,
+             superuser=201)),
+    "api: change an agent's temperature": (
+        "api", "patch", "/api/v1/agents/utility/", {"temperature": 1.1},
+        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=200, operator=200,
+             superuser=200)),
+    "api: switch off an agent's veto": (
+        "api", "patch", "/api/v1/agents/safety/", {"can_veto": False},
+        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=403, operator=200,
+             superuser=200)),
+    "api: read another user's debate": (
+        "api", "get", "/api/v1/debates/{debate}/", None, OTHERS_RECORD),
+    "api: read another user's contradiction run": (
+        "api", "get", "/api/v1/contradiction-runs/{run}/", None, OTHERS_RECORD),
+    "page: the review queue": ("page", "get", "/reviews/", None, PAGE_QUEUE),
+    "page: a review item": ("page", "get", "/reviews/{item}/", None, PAGE_QUEUE),
+    "page: claim a review item": (
+        "page", "post", "/reviews/{item}/claim/", {}, PAGE_ACT),
+    "page: override a veto to WARN": (
+        "page", "post", "/reviews/{item}/resolve/",
+        {"verdict": "override", "decision": "WARN", "note": "a warning is enough"}, PAGE_ACT),
+    "page: override a veto to ACT": (
+        "page", "post", "/reviews/{item}/resolve/",
+        {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
+        dict(PAGE_ACT, reviewer=403)),
+    "page: another user's debate": (
+        "page", "get", "/debates/{debate}/", None,
+        dict(OTHERS_RECORD, anonymous=302)),
+    "page: the schedules in the admin": (
+        "page", "get", "/admin/schedules/debateschedule/", None,
+        dict(anonymous=302, user=302, staff=403, reviewer=403, agent_editor=403, operator=200,
+             superuser=200)),
+}
+
+
+def call(how, method, path, body, user):
+    if how == "api":
+        client = client_for(user)
+        return getattr(client, method)(path, body, format="json") if body is not None \
+            else getattr(client, method)(path)
+    client = Client()
+    if user is not None:
+        client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return getattr(client, method)(path, body or {})
+
+
+CELLS = [(op, role) for op in OPERATIONS for role in ROLES]
+
+
+@pytest.mark.parametrize(("operation", "role"), CELLS, ids=[f"{o} | {r}" for o, r in CELLS])
+def test_role_matrix(operation, role, default_agents):
+    how, method, path, body, expected = OPERATIONS[operation]
+    world = World()
+    user = person(role)
+    safety_before = Agent.objects.get(slug="safety").can_veto
+    response = call(how, method, path.format(item=world.item.pk, debate=world.debate.pk,
+                                             run=world.run.pk), body, user)
+    want = expected[role]
+    assert response.status_code == want, (operation, role, response.content[:300])
+
+    # What the user sees afterwards matches the answer: nothing changed when refused.
+    world.item.refresh_from_db()
+    debate = type(world.debate).objects.get(pk=world.debate.pk)
+    allowed = want in (200, 201) or (how == "page" and want == 302 and user is not None)
+    if "override" in operation:
+        decision = body["decision"]
+        assert (debate.decision_override == decision) is allowed
+        assert (world.item.status == ReviewItem.Status.RESOLVED) is allowed
+        assert debate.decision == "REFUSE"  # the machine's decision stays
+    if "claim" in operation:
+        assert world.item.assignee_id == (user.pk if allowed else None)
+    if "veto" in operation and "agent" in operation:
+        assert Agent.objects.get(slug="safety").can_veto is (not allowed and safety_before)
+    if "create an agent" in operation:
+        assert Agent.objects.filter(slug="cost").exists() is allowed
+    if how == "page" and want == 302 and user is None:
+        assert response["Location"].startswith("/accounts/login/") or "login" in response[
+            "Location"]
+    if how == "api" and want == 403:
+        assert "permission" in response.json()["detail"] or "role" in response.json()["detail"]
