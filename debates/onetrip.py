@@ -33,9 +33,13 @@ def insert(
     returning: Iterable[str] = ("id",),
     unique_fields: Iterable[str] = (),
     update_fields: Iterable[str] = (),
+    update_where: str = "",
+    ignore_conflicts: bool = False,
 ) -> Part:
-    """INSERT `objs` (one model) as `bulk_create` would; `unique_fields` with `update_fields`
-    make it an upsert (ON CONFLICT DO UPDATE), returning `returning` for every row."""
+    """INSERT `objs` (one model) as `bulk_create` would, returning `returning` for every row
+    written. `unique_fields` with `update_fields` make it an upsert (ON CONFLICT DO UPDATE,
+    only where the existing row matches `update_where` if given: SQL on the table's name);
+    `ignore_conflicts` skips rows that conflict."""
     model = type(objs[0])
     opts = model._meta
     fields = [
@@ -46,7 +50,9 @@ def insert(
     update = [opts.get_field(n) for n in update_fields]
     query = InsertQuery(
         model,
-        on_conflict=OnConflict.UPDATE if update else None,
+        on_conflict=(
+            OnConflict.UPDATE if update else OnConflict.IGNORE if ignore_conflicts else None
+        ),
         update_fields=update or None,
         unique_fields=unique or None,
     )
@@ -54,6 +60,9 @@ def insert(
     compiler = query.get_compiler(connection=connection)
     compiler.returning_fields = [opts.get_field(n) for n in returning]
     [(sql, params)] = compiler.as_sql()
+    if update_where:
+        head, returning_sql = sql.rsplit(" RETURNING ", 1)
+        sql = f"{head} WHERE {update_where} RETURNING {returning_sql}"
     return Part(name, sql, params)
 
 
@@ -73,11 +82,14 @@ def update(name: str, model: type[models.Model], pk, values: dict[str, Any]) -> 
     )
 
 
-def execute(parts: Sequence[Part], select: str) -> list[tuple]:
-    """Run `parts` as one statement ending in `select` (which may read the parts' RETURNING
-    rows by name); returns its rows. Every part runs, whether `select` reads it or not."""
-    sql = "WITH " + ", ".join(f"{p.name} AS ({p.sql})" for p in parts) + " " + select
-    params = [value for p in parts for value in p.params]
+def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
+    """Run `parts` as one statement ending in `select` (with `params`; it may read the parts'
+    RETURNING rows by name, and sees the tables as they were before the statement); returns
+    its rows. Every part runs, whether `select` reads it or not."""
+    sql = select
+    if parts:
+        sql = "WITH " + ", ".join(f"{p.name} AS ({p.sql})" for p in parts) + " " + select
+    params = [value for p in parts for value in p.params] + list(params)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import logging
-from decimal import Decimal
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Q, Sum
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents import gateway
@@ -237,12 +235,8 @@ class _DebateRunner:
             complex_query=debate.is_complex_query,
             options=debate.options,
         )
-        self.done = {
-            c.key: c.parsed
-            for c in LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).only(
-                "key", "parsed"
-            )
-        }
+        # Replies stored by this run or an earlier one, learnt as each step starts (`_start`).
+        self.done: dict[str, dict] = {}
         self.rounds: dict[int, Round] = {}
         self.call_ids: dict[str, int] = {}
         self.statement_ids: dict[str, int] = {}
@@ -257,28 +251,33 @@ class _DebateRunner:
         except StopIteration as stop:
             self._finish(stop.value)
 
-    def _round(self, number: int, name: str, *, completed: bool = False) -> Round:
-        """The round, stored if it is not yet (`completed`: stored completed, or completed)."""
-        if number not in self.rounds or (
-            completed and self.rounds[number].status != Round.Status.COMPLETED
-        ):
-            self._start(number, name, [], completed=completed)
-        return self.rounds[number]
+    def _round_part(self, number: int, name: str, *, completed: bool) -> onetrip.Part:
+        rnd = Round(debate=self.debate, number=number, name=name)
+        if completed:
+            rnd.status, rnd.completed_at = Round.Status.COMPLETED, timezone.now()
+        return onetrip.insert(
+            "r", [rnd], returning=("id", "status"), unique_fields=("debate", "number"),
+            update_fields=("status", "completed_at") if completed else ("name",),
+        )
+
+    def _round_rows(self, number: int, name: str, rows) -> None:
+        for kind, pk, value, _ in rows:
+            if kind == "r":
+                self.rounds[number] = Round(
+                    id=pk, debate=self.debate, number=number, name=name, status=value
+                )
 
     def _start(self, number: int, name: str, requests: list[CallRequest], *,
                completed: bool = False) -> None:
         """In one statement: store the round if it is not yet, and record the calls about to be
-        made (the live view shows them as in flight)."""
-        parts = []
+        made (the live view shows them as in flight), except those an earlier run stored
+        replies for: those are read back (into `done`) instead."""
+        parts, selects, params = [], [], []
         if number not in self.rounds or completed:
-            rnd = Round(debate=self.debate, number=number, name=name)
-            if completed:
-                rnd.status, rnd.completed_at = Round.Status.COMPLETED, timezone.now()
-            parts.append(onetrip.insert(
-                "r", [rnd], returning=("id", "status"), unique_fields=("debate", "number"),
-                update_fields=("status", "completed_at") if completed else ("name",),
-            ))
+            parts.append(self._round_part(number, name, completed=completed))
+            selects.append("SELECT 'r', id, status, NULL::jsonb FROM r")
         if requests:
+            table = LLMCall._meta.db_table
             parts.append(onetrip.insert(
                 "c",
                 [
@@ -297,34 +296,32 @@ class _DebateRunner:
                 returning=("id", "key"),
                 unique_fields=("debate", "key"),
                 update_fields=("status", "prompt", "model"),
+                update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
             ))
-        selects = []
-        if number not in self.rounds or completed:
-            selects.append("SELECT 'r', id, status FROM r")
-        if requests:
-            selects.append("SELECT 'c', id, key FROM c")
-        for kind, pk, value in onetrip.execute(parts, " UNION ALL ".join(selects)):
-            if kind == "r":
-                self.rounds[number] = Round(
-                    id=pk, debate=self.debate, number=number, name=name, status=value
-                )
-            else:
-                self.call_ids[value] = pk
-
-    def _complete_round(self, rnd: Round) -> None:
-        if rnd.status != Round.Status.COMPLETED:
-            rnd.status = Round.Status.COMPLETED
-            rnd.completed_at = timezone.now()
-            rnd.save(update_fields=["status", "completed_at"])
+            selects.append("SELECT 'c', id, key, NULL::jsonb FROM c")
+            selects.append(
+                f"SELECT 'd', id, key, parsed FROM {table} WHERE debate_id = %s AND "
+                f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
+            )
+            params += [self.debate.pk, [r.key for r in requests]]
+        rows = onetrip.execute(parts, " UNION ALL ".join(selects), params)
+        self._round_rows(number, name, rows)
+        parsed_field = LLMCall._meta.get_field("parsed")
+        for kind, pk, key, parsed in rows:
+            if kind == "c":
+                self.call_ids[key] = pk
+            elif kind == "d":  # read as the ORM reads it
+                self.done[key] = parsed_field.from_db_value(parsed, None, connection)
 
     def _run_step(self, step) -> Results:
-        results = {
-            c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
-        }
         todo = [c for c in step.calls if c.key not in self.done]
         if todo or step.round_number not in self.rounds:
             self._start(step.round_number, step.round_name, todo)
         rnd = self.rounds[step.round_number]
+        results = {
+            c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
+        }
+        todo = [c for c in step.calls if c.key not in self.done]
         if todo:
             by_key = {c.key: c for c in todo}
             outstanding = set(by_key)
@@ -354,7 +351,8 @@ class _DebateRunner:
             if errors:
                 raise errors[0]
         if step.closes_round:
-            self._complete_round(rnd)
+            if rnd.status != Round.Status.COMPLETED:  # its last reply came in an earlier run
+                self._start(step.round_number, step.round_name, [], completed=True)
         return results
 
     def _call_arguments(self, request: CallRequest) -> dict:
@@ -457,9 +455,7 @@ class _DebateRunner:
                 f"its decisions ({', '.join(self.protocol.decisions)})"
             )
         with transaction.atomic():
-            rnd = self._round(
-                outcome.final_round_number, outcome.final_round_name, completed=True
-            )
+            number, name = outcome.final_round_number, outcome.final_round_name
             keys = [v.statement_key for v in outcome.votes if v.statement_key]
             statements = {k: self.statement_ids[k] for k in keys if k in self.statement_ids}
             if missing := [k for k in keys if k not in statements]:  # stored by an earlier run
@@ -467,27 +463,32 @@ class _DebateRunner:
                     Statement.objects.filter(debate=debate, call__key__in=missing)
                     .values_list("call__key", "id")
                 )
-            Vote.objects.bulk_create(
-                [
-                    Vote(
-                        debate=debate,
-                        participant=self.participants[v.participant],
-                        statement_id=statements.get(v.statement_key),
-                        decision=v.decision,
-                        confidence=v.confidence,
-                        risk=v.risk,
-                        reasoning=v.reasoning,
-                    )
-                    for v in outcome.votes
-                ],
-                ignore_conflicts=True,
+            # The final round (stored completed), the votes and the totals: one statement.
+            parts = []
+            rnd = self.rounds.get(number)
+            if rnd is None or rnd.status != Round.Status.COMPLETED:
+                parts.append(self._round_part(number, name, completed=True))
+            votes = [
+                Vote(
+                    debate=debate,
+                    participant=self.participants[v.participant],
+                    statement_id=statements.get(v.statement_key),
+                    decision=v.decision,
+                    confidence=v.confidence,
+                    risk=v.risk,
+                    reasoning=v.reasoning,
+                )
+                for v in outcome.votes
+            ]
+            if votes:
+                parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
+            [totals] = onetrip.execute(
+                parts,
+                "SELECT COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), "
+                f"COALESCE(SUM(cost_usd), 0) FROM {LLMCall._meta.db_table} WHERE debate_id = %s",
+                [debate.pk],
             )
-            self._complete_round(rnd)
-            totals = LLMCall.objects.filter(debate=debate).aggregate(
-                tokens_in=Coalesce(Sum("tokens_in"), 0),
-                tokens_out=Coalesce(Sum("tokens_out"), 0),
-                cost=Coalesce(Sum("cost_usd"), Decimal(0)),
-            )
+            totals = dict(zip(("tokens_in", "tokens_out", "cost"), totals, strict=True))
             metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
@@ -508,7 +509,8 @@ class _DebateRunner:
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
             # Outcomes that need a human are queued in the same transaction as the decision.
-            review_items_for_debate(debate=debate)
+            debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
+            review_items_for_debate(debate=debate, completed=debate)
             if debate.callback_url:
                 webhooks.notify_debate_event(
                     debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED
