@@ -213,7 +213,7 @@ DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=1
 DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
 # The process's LLM call threads (one long-lived pool, shared by every debate the process runs).
-DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=128)
+DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=256)
 
 LOGGING = {
     "version": 1,
