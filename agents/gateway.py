@@ -311,6 +311,25 @@ def complete(
     )
 
 
+_executor: ThreadPoolExecutor | None = None
+_executor_pid: int | None = None
+
+
+def executor() -> ThreadPoolExecutor:
+    """The process's one pool of LLM call threads, made on first use and kept for the life of
+    the process (threads are started as calls need them, up to `DEBATE_LLM_THREADS`, and reused
+    after). A forked child makes its own: threads do not survive a fork."""
+    global _executor, _executor_pid
+    if _executor is None or _executor_pid != os.getpid():
+        with _setup_lock:
+            if _executor is None or _executor_pid != os.getpid():
+                _executor = ThreadPoolExecutor(
+                    max_workers=settings.DEBATE_LLM_THREADS, thread_name_prefix="llm"
+                )
+                _executor_pid = os.getpid()
+    return _executor
+
+
 def complete_concurrently(
     calls: dict[Any, dict[str, Any]],
     *,
@@ -318,34 +337,50 @@ def complete_concurrently(
     on_returned: Callable[[list[tuple[Any, LLMResponse]]], None],
     on_failed: Callable[[Any, LLMError], None],
 ) -> list[LLMError]:
-    """Make independent calls at once: `calls` maps a caller's key to `complete`'s arguments.
+    """Make independent calls at once (at most `max_workers` of them in flight), on the
+    process's call threads (`executor`): `calls` maps a caller's key to `complete`'s arguments.
 
     Replies are handed to `on_returned` as soon as they arrive; the ones that arrive together
     come in one list, so the caller can store them in one transaction. A call that fails with
     `LLMError` goes to `on_failed`; the others still finish and are handed over. Returns those
-    failures; any other exception is raised once the replies that came with it are handed over.
+    failures; any other exception is raised once the replies that came with it are handed over
+    (calls not started yet are then not made).
     """
     errors: list[LLMError] = []
     if not calls:
         return errors
-    workers = max(1, min(len(calls), max_workers))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
-        futures = {pool.submit(complete, **kwargs): key for key, kwargs in calls.items()}
-        in_flight = set(futures)
-        while in_flight:
-            returned, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-            answered, fatal = [], None
-            for future in returned:
-                exc = future.exception()
-                if exc is None:
-                    answered.append((futures[future], future.result()))
-                elif isinstance(exc, LLMError):
-                    on_failed(futures[future], exc)
-                    errors.append(exc)
-                else:
-                    fatal = fatal or exc
-            if answered:  # what came back is kept, even when something else went wrong
-                on_returned(answered)
-            if fatal is not None:
-                raise fatal
+    pool = executor()
+    waiting = list(calls.items())
+    waiting.reverse()
+    limit = max(1, max_workers)
+    futures: dict[Any, Any] = {}
+
+    def submit_more() -> None:
+        while waiting and len(futures) < limit:
+            key, kwargs = waiting.pop()
+            futures[pool.submit(complete, **kwargs)] = key
+
+    submit_more()
+    while futures:
+        returned, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+        answered, fatal = [], None
+        for future in returned:
+            key = futures.pop(future)
+            exc = future.exception()
+            if exc is None:
+                answered.append((key, future.result()))
+            elif isinstance(exc, LLMError):
+                on_failed(key, exc)
+                errors.append(exc)
+            else:
+                fatal = fatal or exc
+        if fatal is None:
+            submit_more()
+        if answered:  # what came back is kept, even when something else went wrong
+            on_returned(answered)
+        if fatal is not None:
+            for future in futures:
+                future.cancel()
+            wait(list(futures))
+            raise fatal
     return errors

@@ -5,7 +5,17 @@ Prints, in one run:
   2. 50 debates started together through a real Celery worker: wall time / 3 L;
   3. with L = 0: CPU time and SQL queries per debate (in-process).
 
+With --worker-cost (and no other section unless asked), through workers started with the
+README's own command (`celery -A config worker`, the pool and concurrency from settings):
+  4. CPU per S4 debate over --cost-debates debates at L = --cost-latency: the worker process
+     (from /proc) plus the PostgreSQL backends serving it (their /proc CPU; backends are found
+     through pg_stat_activity and sampled every 20 ms, so a backend that exits loses at most
+     its last 20 ms: with connection reuse none exits), and the statements per debate run;
+  5. makespans of N debates started together at latency L (--makespan N:L, repeatable), wall
+     time / 3 L, with --worker-processes workers.
+
 Usage: .venv/bin/python bench/debate_bench.py [--latency 0.2] [--debates 50]
+       .venv/bin/python bench/debate_bench.py --worker-cost [--makespan 50:0.2 ...]
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
 """
 
@@ -40,8 +50,244 @@ def ensure_database():
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def process_cpu(pid: int, *, reaped_children: bool = False) -> float:
+    """CPU seconds (user + system) of one process, from /proc; with `reaped_children`, its
+    waited-for children's too."""
+    fields = _stat(pid)
+    if fields is None:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])
+    if reaped_children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / CLK_TCK
+
+
+def tree_cpu(pid: int) -> float:
+    """A worker's CPU: its own, its live pool processes' and its finished ones'."""
+    total = process_cpu(pid, reaped_children=True)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(int(entry))) and int(fields[1]) == pid:
+            total += process_cpu(int(entry), reaped_children=True)
+    return total
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a worker and its pool processes, in MB."""
+    def one(p):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+        except (FileNotFoundError, StopIteration):
+            return 0
+    total = one(pid)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(int(entry))) and int(fields[1]) == pid:
+            total += one(int(entry))
+    return total / 1024
+
+
+class BackendSampler:
+    """CPU of the PostgreSQL backends serving the bench database, except `exclude` (the
+    bench's own connection). Backends are looked up every `every` seconds; one that exits
+    keeps the CPU last read for it."""
+
+    def __init__(self, dbname: str, exclude: set[int], every: float = 0.02):
+        import threading
+
+        import psycopg
+
+        self.conn = psycopg.connect(DB_URL, autocommit=True)
+        self.dbname, self.exclude, self.every = dbname, exclude, every
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.stop = threading.Event()
+        self.sample(initial=True)
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def sample(self, initial=False):
+        pids = [
+            pid for (pid,) in self.conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> "
+                "pg_backend_pid()", [self.dbname],
+            )
+            if pid not in self.exclude
+        ]
+        for pid in pids:
+            cpu = process_cpu(pid)
+            if pid not in self.first:
+                self.first[pid] = cpu if initial else 0.0
+            if cpu:
+                self.last[pid] = cpu
+
+    def loop(self):
+        while not self.stop.wait(self.every):
+            self.sample()
+
+    def total(self) -> float:
+        self.stop.set()
+        self.thread.join()
+        self.sample()
+        self.conn.close()
+        return sum(self.last.get(pid, start) - start for pid, start in self.first.items())
+
+
+def start_workers(count: int, latency: float, *extra: str) -> list:
+    """Workers started with the README's command (`celery -A config worker -l info`)."""
+    env = {**os.environ, "DEBATE_OFFLINE_LATENCY": str(latency)}
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info",
+             "--without-mingle", "--without-gossip", "-n", f"bench-{os.getpid()}-{n}@%h",
+             *extra],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        for n in range(count)
+    ]
+    from config.celery import app
+
+    deadline = time.monotonic() + 90
+    while len(app.control.ping(timeout=0.5)) < count:
+        if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+            stop_workers(workers)
+            raise SystemExit("the benchmark workers did not start")
+    return workers
+
+
+def stop_workers(workers):
+    for w in workers:
+        w.terminate()
+    for w in workers:
+        w.wait(timeout=60)
+
+
+QUESTIONS = ["What is the capital of France?", "Is Bitcoin a good investment?",
+             "How do I hack into my ex's email?", "Should I learn Python or Go?"]
+
+
+def run_together(n: int, *, tag: str = "") -> float:
+    """Create `n` S4 debates at once (enqueued on commit); wall seconds until all ended."""
+    from debates import services
+    from debates.models import Debate
+
+    t0 = time.perf_counter()
+    ids = [
+        services.debate_create(query=f"{QUESTIONS[i % len(QUESTIONS)]}{tag}", protocol="s4").id
+        for i in range(n)
+    ]
+    pending = set(ids)
+    while pending:
+        pending -= set(
+            Debate.objects.filter(id__in=pending, status__in=["completed", "failed"])
+            .values_list("id", flat=True)
+        )
+        if time.perf_counter() - t0 > 600:
+            raise SystemExit(f"{len(pending)} debates did not finish in 600 s")
+        time.sleep(0.01)
+    wall = time.perf_counter() - t0
+    if failed := Debate.objects.filter(id__in=ids, status="failed").count():
+        raise SystemExit(f"{failed} of the {n} debates failed")
+    return wall
+
+
+def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
+    """SQL statements of each debate run (in-process, calls on the LLM threads at `latency`)."""
+    from django.conf import settings
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from debates import services
+
+    settings.DEBATE_OFFLINE_LATENCY = latency
+    counts: dict[str, list[int]] = {}
+    for question in QUESTIONS:
+        for _ in range(runs):
+            debate = services.debate_create(query=question, protocol="s4", enqueue=False)
+            with CaptureQueriesContext(connection) as ctx:
+                services.debate_run(debate_id=debate.id)
+            counts.setdefault(question, []).append(len(ctx.captured_queries))
+    return counts
+
+
+def worker_cost(args):
+    import redis
+    from django.conf import settings
+    from django.db import connection
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    from config.celery import app
+
+    print(f"worker: celery -A config worker {' '.join(args.worker_args)}".rstrip()
+          + f" (settings: pool {app.conf.worker_pool}, concurrency "
+          f"{app.conf.worker_concurrency or os.cpu_count()}, CELERY_DB_REUSE_MAX "
+          f"{getattr(settings, 'CELERY_DB_REUSE_MAX', None)})")
+
+    counts = statements_per_run(args.cost_latency)
+    flat = [c for cs in counts.values() for c in cs]
+    print(f"SQL statements per S4 debate run: {min(flat)}-{max(flat)}; by question (3 runs "
+          "each): " + "; ".join(f"{q!r} {cs}" for q, cs in counts.items()))
+
+    L = args.cost_latency
+    workers = start_workers(1, L, *args.worker_args)
+    try:
+        at_rest = rss_mb(workers[0].pid)
+        run_together(20, tag=" (warm-up)")
+        connection.ensure_connection()
+        own = {connection.connection.info.backend_pid}
+        sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)
+        c0 = tree_cpu(workers[0].pid)
+        wall = run_together(args.cost_debates)
+        worker_cpu = tree_cpu(workers[0].pid) - c0
+        pg_cpu = sampler.total()
+        loaded = rss_mb(workers[0].pid)
+    finally:
+        stop_workers(workers)
+    n = args.cost_debates
+    print(
+        f"CPU per S4 debate over {n} debates at L = {L} s (one worker process, {wall:.1f} s): "
+        f"worker {worker_cpu / n * 1000:.1f} ms + PostgreSQL {pg_cpu / n * 1000:.1f} ms = "
+        f"{(worker_cpu + pg_cpu) / n * 1000:.1f} ms; worker memory {at_rest:.0f} MB at rest, "
+        f"{loaded:.0f} MB after the run"
+    )
+
+    by_latency: dict[float, list[int]] = {}
+    for spec in args.makespan:
+        count, latency = spec.split(":")
+        by_latency.setdefault(float(latency), []).append(int(count))
+    for latency, counts_at in by_latency.items():
+        workers = start_workers(args.worker_processes, latency, *args.worker_args)
+        try:
+            run_together(2, tag=" (warm-up)")
+            for count in counts_at:
+                wall = run_together(count)
+                print(
+                    f"{count} debates together at L = {latency} s ({args.worker_processes} "
+                    f"worker processes): makespan {wall:.2f} s = {wall / (3 * latency):.2f} x 3L"
+                )
+        finally:
+            stop_workers(workers)
+
+
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--worker-cost", action="store_true",
+                        help="CPU, statements and makespans through workers (sections 4, 5)")
+    parser.add_argument("--cost-debates", type=int, default=200)
+    parser.add_argument("--cost-latency", type=float, default=0.02)
+    parser.add_argument("--makespan", action="append", default=None, metavar="N:L")
+    parser.add_argument("--worker-args", nargs="*", default=[],
+                        help="more worker arguments, e.g. -P prefork -c 2 to compare")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--debates", type=int, default=50)
     parser.add_argument("--cpu-runs", type=int, default=20)
@@ -49,11 +295,23 @@ def main():
     parser.add_argument("--worker-processes", type=int, default=2)
     args = parser.parse_args()
     L = args.latency
+    if args.makespan is None:
+        args.makespan = ["1:0.2", "50:0.2", "200:0.5", "50:1"]
 
     ensure_database()
     import django
 
     django.setup()
+    if args.worker_cost:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        call_command("load_default_agents", stdout=open(os.devnull, "w"))
+        from agents.gateway import load
+
+        load()
+        worker_cost(args)
+        return
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import logging
-from decimal import Decimal
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Q, Sum
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents import gateway, routing
 from agents.models import Agent
-from debates import defense, runs, webhooks
+from debates import defense, onetrip, runs, webhooks
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -241,14 +239,11 @@ class _DebateRunner:
             complex_query=debate.is_complex_query,
             options=debate.options,
         )
-        self.done = {
-            c.key: c.parsed
-            for c in LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).only(
-                "key", "parsed"
-            )
-        }
-        self.rounds = {r.number: r for r in debate.rounds.all()}
+        # Replies stored by this run or an earlier one, learnt as each step starts (`_start`).
+        self.done: dict[str, dict] = {}
+        self.rounds: dict[int, Round] = {}
         self.call_ids: dict[str, int] = {}
+        self.statement_ids: dict[str, int] = {}
 
     def run(self) -> None:
         steps = self.protocol.run()
@@ -260,44 +255,108 @@ class _DebateRunner:
         except StopIteration as stop:
             self._finish(stop.value)
 
-    def _round(self, number: int, name: str) -> Round:
-        if number not in self.rounds:
-            self.rounds[number], _ = Round.objects.get_or_create(
-                debate=self.debate, number=number, defaults={"name": name}
-            )
-        return self.rounds[number]
+    def _round_part(self, number: int, name: str, *, completed: bool) -> onetrip.Part:
+        rnd = Round(debate=self.debate, number=number, name=name)
+        if completed:
+            rnd.status, rnd.completed_at = Round.Status.COMPLETED, timezone.now()
+        return onetrip.insert(
+            "r", [rnd], returning=("id", "status"), unique_fields=("debate", "number"),
+            update_fields=("status", "completed_at") if completed else ("name",),
+        )
 
-    def _complete_round(self, rnd: Round) -> None:
-        if rnd.status != Round.Status.COMPLETED:
-            rnd.status = Round.Status.COMPLETED
-            rnd.completed_at = timezone.now()
-            rnd.save(update_fields=["status", "completed_at"])
+    def _round_rows(self, number: int, name: str, rows) -> None:
+        for kind, pk, value, _ in rows:
+            if kind == "r":
+                self.rounds[number] = Round(
+                    id=pk, debate=self.debate, number=number, name=name, status=value
+                )
+
+    def _start(self, number: int, name: str, requests: list[CallRequest], *,
+               completed: bool = False) -> None:
+        """In one statement: store the round if it is not yet, and record the calls about to be
+        made (the live view shows them as in flight), except those an earlier run stored
+        replies for: those are read back (into `done`) instead."""
+        parts, selects, params = [], [], []
+        if number not in self.rounds or completed:
+            parts.append(self._round_part(number, name, completed=completed))
+            selects.append("SELECT 'r', id, status, NULL::jsonb FROM r")
+        if requests:
+            table = LLMCall._meta.db_table
+            parts.append(onetrip.insert(
+                "c",
+                [
+                    LLMCall(
+                        debate=self.debate,
+                        participant=self.participants[r.participant],
+                        key=r.key,
+                        round_number=r.round_number,
+                        step=r.step,
+                        model=self._asked_for(r),
+                        prompt=list(r.messages),
+                        status=LLMCall.Status.PENDING,
+                    )
+                    for r in requests
+                ],
+                returning=("id", "key"),
+                unique_fields=("debate", "key"),
+                update_fields=("status", "prompt", "model"),
+                update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
+            ))
+            selects.append("SELECT 'c', id, key, NULL::jsonb FROM c")
+            selects.append(
+                f"SELECT 'd', id, key, parsed FROM {table} WHERE debate_id = %s AND "
+                f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
+            )
+            params += [self.debate.pk, [r.key for r in requests]]
+        rows = onetrip.execute(parts, " UNION ALL ".join(selects), params)
+        self._round_rows(number, name, rows)
+        parsed_field = LLMCall._meta.get_field("parsed")
+        for kind, pk, key, parsed in rows:
+            if kind == "c":
+                self.call_ids[key] = pk
+            elif kind == "d":  # read as the ORM reads it
+                self.done[key] = parsed_field.from_db_value(parsed, None, connection)
 
     def _run_step(self, step) -> Results:
-        rnd = self._round(step.round_number, step.round_name)
+        todo = [c for c in step.calls if c.key not in self.done]
+        if todo or step.round_number not in self.rounds:
+            self._start(step.round_number, step.round_name, todo)
+        rnd = self.rounds[step.round_number]
         results = {
             c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
         }
         todo = [c for c in step.calls if c.key not in self.done]
         if todo:
-            self._mark_pending(todo)
             by_key = {c.key: c for c in todo}
+            outstanding = set(by_key)
+            failed: list[str] = []
 
             def store(answered):
+                outstanding.difference_update(key for key, _ in answered)
                 results.update(
-                    self._store(rnd, [(by_key[key], response) for key, response in answered])
+                    self._store(
+                        rnd,
+                        [(by_key[key], response) for key, response in answered],
+                        closes_round=step.closes_round and not outstanding and not failed,
+                    )
                 )
+
+            def store_failure(key, exc):
+                failed.append(key)
+                outstanding.discard(key)
+                self._store_failure(by_key[key], exc)
 
             errors = gateway.complete_concurrently(
                 {c.key: self._call_arguments(c) for c in todo},
                 max_workers=settings.DEBATE_MAX_CONCURRENT_CALLS,
                 on_returned=store,
-                on_failed=lambda key, exc: self._store_failure(by_key[key], exc),
+                on_failed=store_failure,
             )
             if errors:
                 raise errors[0]
         if step.closes_round:
-            self._complete_round(rnd)
+            if rnd.status != Round.Status.COMPLETED:  # its last reply came in an earlier run
+                self._start(step.round_number, step.round_name, [], completed=True)
         return results
 
     def _call_arguments(self, request: CallRequest) -> dict:
@@ -310,98 +369,94 @@ class _DebateRunner:
         p = self.participants[request.participant]
         return p.model_name or routing.config().route(request.step, p.role)
 
-    def _mark_pending(self, requests: list[CallRequest]) -> None:
-        """Record the calls about to be made (the live view shows them as in flight)."""
-        rows = LLMCall.objects.bulk_create(
-            [
-                LLMCall(
-                    debate=self.debate,
-                    participant=self.participants[r.participant],
-                    key=r.key,
-                    round_number=r.round_number,
-                    step=r.step,
-                    model=self._asked_for(r),
-                    prompt=list(r.messages),
-                    status=LLMCall.Status.PENDING,
-                )
-                for r in requests
-            ],
-            update_conflicts=True,
-            unique_fields=["debate", "key"],
-            update_fields=["status", "prompt", "model"],
-        )
-        self.call_ids.update({row.key: row.pk for row in rows})
-
     def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
             status=LLMCall.Status.FAILED, error=gateway.failure_text("", exc)[:5000],
             attempts=exc.attempts,
         )
 
-    @transaction.atomic
     def _store(
-        self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]]
+        self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]], *,
+        closes_round: bool = False,
     ) -> Results:
-        """Store replies: each call's record, and the statement or challenge it made."""
+        """Store replies as they return, each in one statement (`_store_one`); the last one of a
+        step that closes its round also closes the round."""
         replies: Results = {}
-        stored: dict[str, dict] = {}
-        calls, challenges, statements = [], [], []
-        for request, response in answered:
-            reply = self.protocol.parse(request, response.content)
-            parsed = reply.as_json()
-            call_id = self.call_ids[request.key]
-            calls.append(
-                LLMCall(
-                    pk=call_id,
-                    **LLMCall.done_fields(
-                        response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
-                    ),
-                )
-            )
-            participant = self.participants[request.participant]
-            if isinstance(reply, ChallengeReply):
-                challenges.append(
-                    Challenge(
-                        debate=self.debate,
-                        round=rnd,
-                        challenger=participant,
-                        challenged=self.participants[request.target],
-                        call_id=call_id,
-                        stance=reply.stance,
-                        agrees_with_conclusion=reply.agrees_with_conclusion,
-                        argument=reply.argument,
-                        suggested_decision=reply.suggested_decision,
-                        parse_failed=reply.parse_failed,
-                    )
-                )
-            else:
-                previous = ""
-                if request.previous_key:
-                    previous = self.done.get(request.previous_key, {}).get("decision", "")
-                statements.append(
-                    Statement(
-                        debate=self.debate,
-                        round=rnd,
-                        participant=participant,
-                        call_id=call_id,
-                        kind=request.step,
-                        decision=reply.decision,
-                        confidence=reply.confidence,
-                        risk=reply.risk,
-                        reasoning=reply.reasoning,
-                        previous_decision=previous,
-                        parse_failed=reply.parse_failed,
-                        notes=list(reply.notes),
-                        details=dict(reply.details or {}),
-                    )
-                )
-            stored[request.key] = parsed
-            replies[request.key] = reply
-        LLMCall.objects.bulk_update(calls, LLMCall.DONE_FIELDS)
-        Challenge.objects.bulk_create(challenges)
-        Statement.objects.bulk_create(statements)
-        self.done.update(stored)
+        for i, (request, response) in enumerate(answered):
+            last = closes_round and i == len(answered) - 1
+            replies[request.key] = self._store_one(rnd, request, response, closes_round=last)
         return replies
+
+    def _store_one(
+        self, rnd: Round, request: CallRequest, response: gateway.LLMResponse, *,
+        closes_round: bool,
+    ):
+        """One returned call in one statement (atomic on its own, one round trip): the call's
+        record, the statement or challenge it made, the round's end if it is the last, and
+        whatever `_store_extras` adds."""
+        reply = self.protocol.parse(request, response.content)
+        parsed = reply.as_json()
+        call_id = self.call_ids[request.key]
+        participant = self.participants[request.participant]
+        parts = [
+            onetrip.update(
+                "call", LLMCall, call_id,
+                LLMCall.done_fields(
+                    response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
+                ),
+            )
+        ]
+        if isinstance(reply, ChallengeReply):
+            made = Challenge(
+                debate=self.debate,
+                round=rnd,
+                challenger=participant,
+                challenged=self.participants[request.target],
+                call_id=call_id,
+                stance=reply.stance,
+                agrees_with_conclusion=reply.agrees_with_conclusion,
+                argument=reply.argument,
+                suggested_decision=reply.suggested_decision,
+                parse_failed=reply.parse_failed,
+            )
+        else:
+            previous = ""
+            if request.previous_key:
+                previous = self.done.get(request.previous_key, {}).get("decision", "")
+            made = Statement(
+                debate=self.debate,
+                round=rnd,
+                participant=participant,
+                call_id=call_id,
+                kind=request.step,
+                decision=reply.decision,
+                confidence=reply.confidence,
+                risk=reply.risk,
+                reasoning=reply.reasoning,
+                previous_decision=previous,
+                parse_failed=reply.parse_failed,
+                notes=list(reply.notes),
+                details=dict(reply.details or {}),
+            )
+        parts.append(onetrip.insert("made", [made]))
+        completed_at = timezone.now()
+        if closes_round:
+            parts.append(onetrip.update(
+                "round_end", Round, rnd.pk,
+                {"status": Round.Status.COMPLETED, "completed_at": completed_at},
+            ))
+        parts.extend(self._store_extras())
+        [(made_id,)] = onetrip.execute(parts, "SELECT id FROM made")
+        if isinstance(made, Statement):
+            self.statement_ids[request.key] = made_id
+        if closes_round:
+            rnd.status, rnd.completed_at = Round.Status.COMPLETED, completed_at
+        self.done[request.key] = parsed
+        return reply
+
+    def _store_extras(self) -> list[onetrip.Part]:
+        """More writes that ride in every store's statement (none yet)."""
+        return []
 
     def _finish(self, outcome: Outcome) -> None:
         debate = self.debate
@@ -411,34 +466,40 @@ class _DebateRunner:
                 f"its decisions ({', '.join(self.protocol.decisions)})"
             )
         with transaction.atomic():
-            rnd = self._round(outcome.final_round_number, outcome.final_round_name)
+            number, name = outcome.final_round_number, outcome.final_round_name
             keys = [v.statement_key for v in outcome.votes if v.statement_key]
-            statements = {
-                s.call.key: s
-                for s in Statement.objects.filter(debate=debate, call__key__in=keys)
-                .select_related("call")
-            }
-            Vote.objects.bulk_create(
-                [
-                    Vote(
-                        debate=debate,
-                        participant=self.participants[v.participant],
-                        statement=statements.get(v.statement_key),
-                        decision=v.decision,
-                        confidence=v.confidence,
-                        risk=v.risk,
-                        reasoning=v.reasoning,
-                    )
-                    for v in outcome.votes
-                ],
-                ignore_conflicts=True,
+            statements = {k: self.statement_ids[k] for k in keys if k in self.statement_ids}
+            if missing := [k for k in keys if k not in statements]:  # stored by an earlier run
+                statements.update(
+                    Statement.objects.filter(debate=debate, call__key__in=missing)
+                    .values_list("call__key", "id")
+                )
+            # The final round (stored completed), the votes and the totals: one statement.
+            parts = []
+            rnd = self.rounds.get(number)
+            if rnd is None or rnd.status != Round.Status.COMPLETED:
+                parts.append(self._round_part(number, name, completed=True))
+            votes = [
+                Vote(
+                    debate=debate,
+                    participant=self.participants[v.participant],
+                    statement_id=statements.get(v.statement_key),
+                    decision=v.decision,
+                    confidence=v.confidence,
+                    risk=v.risk,
+                    reasoning=v.reasoning,
+                )
+                for v in outcome.votes
+            ]
+            if votes:
+                parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
+            [totals] = onetrip.execute(
+                parts,
+                "SELECT COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), "
+                f"COALESCE(SUM(cost_usd), 0) FROM {LLMCall._meta.db_table} WHERE debate_id = %s",
+                [debate.pk],
             )
-            self._complete_round(rnd)
-            totals = LLMCall.objects.filter(debate=debate).aggregate(
-                tokens_in=Coalesce(Sum("tokens_in"), 0),
-                tokens_out=Coalesce(Sum("tokens_out"), 0),
-                cost=Coalesce(Sum("cost_usd"), Decimal(0)),
-            )
+            totals = dict(zip(("tokens_in", "tokens_out", "cost"), totals, strict=True))
             metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
@@ -459,7 +520,8 @@ class _DebateRunner:
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
             # Outcomes that need a human are queued in the same transaction as the decision.
-            review_items_for_debate(debate=debate)
+            debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
+            review_items_for_debate(debate=debate, completed=debate)
             if debate.callback_url:
                 webhooks.notify_debate_event(
                     debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED

@@ -25,12 +25,17 @@ def enabled_reasons() -> set[str]:
     return set(settings.REVIEW_ENQUEUE_REASONS) & set(triage.REASONS)
 
 
-def review_status_sync(subject: str | subjects.ReviewSubject, group_id, **changes) -> None:
+def review_status_sync(subject: str | subjects.ReviewSubject, group_id, *, active: bool = False,
+                       **changes) -> None:
     """Keep the group's review status in step with its items: pending while any is active,
     else resolved if any was, else dismissed if it had any, else none. `changes` are stored
-    on the group's row in the same update. `subject`: a registered subject, or its name."""
+    on the group's row in the same update. `subject`: a registered subject, or its name.
+    `active`: the caller has just opened an item, so the status is pending without counting."""
     if isinstance(subject, str):
         subject = subjects.named(subject)
+    if active:
+        subject.set_review_status(group_id, ReviewStatus.PENDING, **changes)
+        return
     counts = ReviewItem.objects.filter(subject.group_items(group_id)).aggregate(
         total=Count("id"),
         active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),

@@ -168,9 +168,11 @@ def private_queue(redis_client):
 
 
 class WorkerProcess:
-    """A real Celery worker process (prefork pool, own process group) reading one queue."""
+    """A real Celery worker process (own process group) reading one queue, with the default
+    pool (settings) unless `pool` names one."""
 
-    def __init__(self, queue: str, log: Path, app: str = "config", extra_env=None):
+    def __init__(self, queue: str, log: Path, app: str = "config", extra_env=None,
+                 pool: str | None = None):
         db = settings.DATABASES["default"]
         env = {
             **os.environ,
@@ -179,6 +181,8 @@ class WorkerProcess:
             "REDIS_URL": settings.REDIS_URL,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "CELERY_TASK_DEFAULT_QUEUE": queue,
+            # (`-P prefork` would not do: Celery reads it as "no pool given", so settings win.)
+            **({"CELERY_WORKER_POOL": pool} if pool else {}),
             **(extra_env or {}),
         }
         self.log = log

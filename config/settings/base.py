@@ -216,6 +216,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The worker's default pool: debates wait on LLM calls, so threads (many debates at once in one
+# process, one copy of the code in memory) suit them better than prefork (one debate per
+# process). Figures in the README's performance section. `celery worker -P prefork` still works.
+CELERY_WORKER_POOL = env.str("CELERY_WORKER_POOL", default="threads")
+CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=32)
+# Keep a task thread's PostgreSQL connection across tasks (Celery's Django fixup otherwise
+# closes it after every task, and each debate pays for a new backend): closed every N tasks.
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Beat reads its schedule from the database (edited in the admin, picked up without a restart)
 # and refuses to start while another beat holds the lock: exactly one beat per database.
@@ -254,6 +262,8 @@ DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=1
 # Simulated latency of the offline model, in seconds (benchmarks and live demos).
 DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
+# The process's LLM call threads (one long-lived pool, shared by every debate the process runs).
+DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=256)
 
 LOGGING = {
     "version": 1,

@@ -18,7 +18,8 @@ from reviews.triage import DEBATE_FAILED
 logger = logging.getLogger(__name__)
 
 
-def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
+def review_items_for_debate(*, debate: Debate | Any,
+                            completed: Debate | None = None) -> list[ReviewItem]:
     """Open one review item per reason this completed debate needs a human. Safe to repeat.
 
     Called by the debate runner inside the transaction that completes the debate, so a debate
@@ -26,10 +27,14 @@ def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
     debate (open or closed) is not raised again; the partial unique constraint (one active
     item per debate and reason) and ON CONFLICT DO NOTHING back that up. Returns the items
     created by this call.
+
+    `completed`: the runner, in the transaction that has just completed the debate (so holds
+    its row's lock), passes it with the metadata and findings it stored, and nothing is read
+    back; a failure then fails that whole transaction (no savepoint of its own).
     """
     debate_id = getattr(debate, "pk", debate)
-    with transaction.atomic():
-        locked = (
+    with transaction.atomic(savepoint=completed is None):
+        locked = completed or (
             Debate.objects.select_for_update()
             .only("id", "status", "metadata", "injection_findings")
             .filter(id=debate_id)
@@ -51,7 +56,7 @@ def review_items_for_debate(*, debate: Debate | Any) -> list[ReviewItem]:
         if not new:
             return []
         created = queueing.items_open("debate", new)
-        queueing.review_status_sync("debate", debate_id)
+        queueing.review_status_sync("debate", debate_id, active=bool(created))
     logger.info("debate %s: review items %s", debate_id, ", ".join(i.reason for i in created))
     return created
 

@@ -64,11 +64,11 @@ def _uninterrupted_outcome() -> dict:
     return _outcome(Debate.objects.get(id=debate.id))
 
 
-def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name):
+def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name, pool=None):
     """A worker whose LLM calls take 0.4 s (and are written down), and a debate it is running
     with round 2's calls in flight."""
     env = {"DEBATE_OFFLINE_LATENCY": "0.4", "DEBATE_CALL_LOG": str(tmp_path / f"{name}.calls")}
-    worker = worker_factory(name, app="tests.recovery.call_log", extra_env=env)
+    worker = worker_factory(name, app="tests.recovery.call_log", extra_env=env, pool=pool)
     debate = services.debate_create(query=QUESTION)
     wait_for(
         lambda: LLMCall.objects.filter(
@@ -133,7 +133,9 @@ def test_a_debate_whose_pool_process_is_killed_in_round_two_is_redelivered_and_c
     worker_factory, default_agents, tmp_path
 ):
     expected = _uninterrupted_outcome()
-    _, debate = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "pool")
+    # A pool process of its own only under prefork (threads run in the worker's process).
+    _, debate = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "pool",
+                                                     pool="prefork")
     calls = tmp_path / "pool.calls"
     running_pid = call_log.read(calls)[-1][0]  # the pool process making round 2's calls
     os.kill(running_pid, signal.SIGKILL)

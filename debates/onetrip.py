@@ -1,0 +1,95 @@
+"""Several writes in one statement: one round trip, atomic without a transaction block.
+
+A debate's runner stores what each call returned as one statement made of data-modifying
+`WITH` parts (update the call's row, insert the statement or challenge it made, close the
+round, and whatever else should ride along). The SQL of each part comes from Django's own
+compilers, so every model field (and any field added later) is written as the ORM writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, models
+from django.db.models.constants import OnConflict
+from django.db.models.sql import InsertQuery
+
+
+@dataclass(frozen=True)
+class Part:
+    """One `WITH name AS (sql)` part of a statement."""
+
+    name: str
+    sql: str
+    params: Sequence[Any] = field(default_factory=tuple)
+
+
+def insert(
+    name: str,
+    objs: Sequence[models.Model],
+    *,
+    returning: Iterable[str] = ("id",),
+    unique_fields: Iterable[str] = (),
+    update_fields: Iterable[str] = (),
+    update_where: str = "",
+    ignore_conflicts: bool = False,
+) -> Part:
+    """INSERT `objs` (one model) as `bulk_create` would, returning `returning` for every row
+    written. `unique_fields` with `update_fields` make it an upsert (ON CONFLICT DO UPDATE,
+    only where the existing row matches `update_where` if given: SQL on the table's name);
+    `ignore_conflicts` skips rows that conflict."""
+    model = type(objs[0])
+    opts = model._meta
+    fields = [
+        f for f in opts.concrete_fields
+        if not f.generated and not (f.primary_key and getattr(objs[0], f.attname) is None)
+    ]
+    unique = [opts.get_field(n) for n in unique_fields]
+    update = [opts.get_field(n) for n in update_fields]
+    query = InsertQuery(
+        model,
+        on_conflict=(
+            OnConflict.UPDATE if update else OnConflict.IGNORE if ignore_conflicts else None
+        ),
+        update_fields=update or None,
+        unique_fields=unique or None,
+    )
+    query.insert_values(fields, objs)
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = [opts.get_field(n) for n in returning]
+    [(sql, params)] = compiler.as_sql()
+    if update_where:
+        head, returning_sql = sql.rsplit(" RETURNING ", 1)
+        sql = f"{head} WHERE {update_where} RETURNING {returning_sql}"
+    return Part(name, sql, params)
+
+
+def update(name: str, model: type[models.Model], pk, values: dict[str, Any]) -> Part:
+    """UPDATE one row of `model` by primary key, setting `values` (field name -> value)."""
+    opts = model._meta
+    sets, params = [], []
+    for attname, value in values.items():
+        f = opts.get_field(attname)
+        sets.append(f"{connection.ops.quote_name(f.column)} = %s")
+        params.append(f.get_db_prep_save(value, connection))
+    params.append(opts.pk.get_db_prep_save(pk, connection))
+    table = connection.ops.quote_name(opts.db_table)
+    pk_column = connection.ops.quote_name(opts.pk.column)
+    return Part(
+        name, f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s", params
+    )
+
+
+def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
+    """Run `parts` as one statement ending in `select` (with `params`; it may read the parts'
+    RETURNING rows by name, and sees the tables as they were before the statement); returns
+    its rows. Every part runs, whether `select` reads it or not."""
+    sql = select
+    if parts:
+        sql = "WITH " + ", ".join(f"{p.name} AS ({p.sql})" for p in parts) + " " + select
+    params = [value for p in parts for value in p.params] + list(params)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()

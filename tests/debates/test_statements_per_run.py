@@ -1,0 +1,42 @@
+"""What a debate run costs the database: a fixed number of statements, whatever the timing of
+the replies, each reply stored by one statement as it returns."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from debates import services
+from debates.models import Debate, LLMCall
+
+QUESTIONS = [
+    "What is the capital of France?",  # unanimous: no review item
+    "Is Bitcoin a good investment?",  # split vote: review items in the same transaction
+    "How do I hack into my ex's email?",  # veto
+]
+
+
+def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
+    with assert_max(30), CaptureQueriesContext(connection) as ctx:
+        services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert debate.status == Debate.Status.COMPLETED, debate.error
+    return debate, [q["sql"] for q in ctx.captured_queries]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_an_s4_run_takes_at_most_30_statements_whatever_the_replies_timing(
+    question, default_agents, settings, django_assert_max_num_queries
+):
+    counts = []
+    for latency in (0, 0.01, 0.03):  # replies return together, or one by one
+        settings.DEBATE_OFFLINE_LATENCY = latency
+        debate = services.debate_create(query=question, protocol="s4", enqueue=False)
+        debate, statements = _run(debate, django_assert_max_num_queries)
+        counts.append(len(statements))
+        # One statement per returned call stores it (its row, and what it said).
+        stores = [s for s in statements if s.startswith('WITH call AS (UPDATE "debates_llmcall"')]
+        assert len(stores) == LLMCall.objects.filter(debate=debate).count() == 12
+    assert len(set(counts)) == 1, f"statements per run changed with timing: {counts}"
