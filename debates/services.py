@@ -17,6 +17,7 @@ from django.utils import timezone
 from agents import gateway
 from agents.models import Agent
 from debates import defense, runs, webhooks
+from debates.baselines import record_baselines
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -447,6 +448,7 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
+            record_baselines(debate_id=debate.id)
             # Outcomes that need a human are queued in the same transaction as the decision.
             review_items_for_debate(debate=debate)
             if debate.callback_url:
