@@ -120,3 +120,50 @@ def debate_verdict(debate: Debate) -> str:
 def dynamics(debate: Debate) -> list[dict[str, Any]]:
     """Per agent: independent and final decision, change, and effect against the verdict."""
     return evaluation.dynamics_with_verdict(debate.baselines or {}, debate_verdict(debate))
+
+
+CHANGE_LABELS = {
+    evaluation.SAME: "same as the majority vote",
+    evaluation.MORE_CAUTIOUS: "more cautious than the majority vote",
+    evaluation.LESS_CAUTIOUS: "less cautious than the majority vote",
+    evaluation.CHANGED: "different from the majority vote",
+}
+
+
+def baselines_view(debate: Debate) -> dict[str, Any] | None:
+    """The baselines as the API, exports and pages show them (None until recorded):
+    `rules_version`, `debate_decision`, `majority_decision`, `outcome_change` and its `label`,
+    `single_agent` ({agent slug: decision}), `verdict` (reviewers' verdict or None) and
+    `agents` ([{agent, independent, final, change, effect}], effect None without a verdict)."""
+    stored = debate.baselines or {}
+    if not stored:
+        return None
+    verdict = debate_verdict(debate)
+    return {
+        "rules_version": stored.get("rules_version", ""),
+        "debate_decision": stored.get("debate_decision", ""),
+        "majority_decision": stored.get("majority_decision", ""),
+        "outcome_change": stored.get("outcome_change", ""),
+        "label": CHANGE_LABELS.get(stored.get("outcome_change", ""), ""),
+        "single_agent": stored.get("single_agent", {}),
+        "verdict": verdict or None,
+        "agents": dynamics(debate),
+    }
+
+
+def baseline_lines(debate: Debate) -> list[str]:
+    """Plain-text lines for transcripts (empty until recorded)."""
+    view = baselines_view(debate)
+    if view is None:
+        return []
+    lines = [
+        f"Majority vote of the independent answers: {view['majority_decision']} "
+        f"(the debate decided {view['debate_decision']}: {view['label']})",
+    ]
+    for a in view["agents"]:
+        effect = f", {a['effect'].replace('_', ' ')}" if a["effect"] else ""
+        lines.append(
+            f"{a['agent']}: alone {a['independent']}, finally {a['final']} "
+            f"({a['change'].replace('_', ' ')}{effect})"
+        )
+    return lines

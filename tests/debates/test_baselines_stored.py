@@ -61,3 +61,41 @@ def test_backfill_records_debates_finished_without_baselines(default_agents):
     with CaptureQueriesContext(connection) as ctx:
         baselines.record_baselines(debate_id=debate.id)
     assert len(ctx.captured_queries) == 4  # the debate, statements, votes, the update
+
+
+def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, client,
+                                                               django_user_model):
+    from rest_framework.test import APIClient
+
+    admin = django_user_model.objects.create_superuser("ada", password="a-long-passphrase")
+    debate = services.debate_create(query=HTTPS, protocol="s4", enqueue=False, created_by=admin)
+    services.debate_run(debate_id=debate.id)
+    # A reviewer resolved it, overriding the decision: the verdict every agent is judged by.
+    verdict = "ACT" if Debate.objects.get(id=debate.id).decision != "ACT" else "WARN"
+    Debate.objects.filter(id=debate.id).update(review_status="resolved",
+                                               decision_override=verdict)
+    stored = Debate.objects.get(id=debate.id)
+    api = APIClient()
+    api.force_authenticate(admin)
+    body = api.get(f"/api/v1/debates/{debate.id}/").json()
+    assert body["majority_decision"] == stored.majority_decision
+    assert body["outcome_change"] == stored.outcome_change
+    view = body["baselines"]
+    assert view["verdict"] == verdict
+    assert view["single_agent"] == stored.baselines["single_agent"]
+    for row in view["agents"]:
+        assert row["effect"] == evaluation.verdict_effect(row["independent"], row["final"],
+                                                          verdict)
+    assert body["transcript"]["baselines"] == view
+
+    client.force_login(admin)
+    page = client.get(f"/debates/{debate.id}/").content.decode()
+    assert "Without the debate" in page
+    assert f"would have decided\n        <span class=\"decision-{stored.majority_decision}\">" in page
+    markdown = client.get(f"/debates/{debate.id}/debate.md").content.decode()
+    assert f"Majority vote of the independent answers: {stored.majority_decision}" in markdown
+    from debates.transcript import render_text
+    text = render_text(selectors.debate_get(debate.id))
+    assert f"Majority vote of the independent answers: {stored.majority_decision}" in text
+    admin_page = client.get(f"/admin/debates/debate/{debate.id}/change/").content.decode()
+    assert "Majority decision" in admin_page and stored.rules_version in admin_page
