@@ -91,7 +91,8 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, c
     client.force_login(admin)
     page = client.get(f"/debates/{debate.id}/").content.decode()
     assert "Without the debate" in page
-    assert f"would have decided\n        <span class=\"decision-{stored.majority_decision}\">" in page
+    decided = f'<span class="decision-{stored.majority_decision}">'
+    assert f"would have decided\n        {decided}" in page
     markdown = client.get(f"/debates/{debate.id}/debate.md").content.decode()
     assert f"Majority vote of the independent answers: {stored.majority_decision}" in markdown
     from debates.transcript import render_text
