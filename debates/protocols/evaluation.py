@@ -269,3 +269,234 @@ def dynamics_with_verdict(baselines: Mapping[str, Any], verdict: str) -> list[di
         {**a, "effect": verdict_effect(a["independent"], a["final"], verdict)}
         for a in baselines.get("agents", ())
     ]
+
+
+# --- Reviewer verdicts as ground truth ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DebateRow:
+    """One finished debate as the ground-truth figures read it. `verdict` is the reviewers'
+    ("" when no review item was resolved: then it counts for cost and latency only);
+    `agents` holds (slug, model, independent decision, final decision) per agent."""
+
+    protocol: str
+    decision: str
+    majority_decision: str
+    verdict: str
+    cost_usd: float
+    duration_seconds: float | None
+    agents: tuple[tuple[str, str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How often a decision-maker agreed with the reviewers: `agreed` of `n` labelled examples
+    (`rate` None when n is 0)."""
+
+    n: int = 0
+    agreed: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return round(self.agreed / self.n, 4) if self.n else None
+
+    def add(self, hit: bool) -> Agreement:
+        return Agreement(self.n + 1, self.agreed + int(hit))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"n": self.n, "agreed": self.agreed, "rate": self.rate}
+
+
+@dataclass(frozen=True)
+class GroupFigures:
+    """Figures of one group (all debates, a protocol, an agent or a model).
+
+    * `labelled`: debates with a reviewers' verdict: the n of `debate`, `majority`,
+      `single_agent` and of `overrides`; for an agent or a model, only its debates.
+    * `debate` / `majority` / `single_agent`: agreement with the verdict of the debate's
+      decision, the majority-vote baseline, and the agents' independent answers (one labelled
+      example per agent per debate, so its n counts answers, not debates).
+    * `overrides`: labelled debates whose verdict differs from the rules' decision
+      (`override_rate` = overrides / labelled).
+    * `corrected` / `talked_out`: agents whose change of position moved them to / away from
+      the verdict (n: `single_agent.n`).
+    * `decisions`: finished debates, labelled or not: the n of `cost_per_decision_usd` and
+      `latency_per_decision_s` (means; None when n is 0; latency over those with a duration).
+    """
+
+    key: str
+    labelled: int
+    debate: Agreement
+    majority: Agreement
+    single_agent: Agreement
+    overrides: int
+    corrected: int
+    talked_out: int
+    decisions: int
+    cost_per_decision_usd: float | None
+    latency_per_decision_s: float | None
+
+    @property
+    def override_rate(self) -> float | None:
+        return round(self.overrides / self.labelled, 4) if self.labelled else None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "labelled": self.labelled,
+            "debate": self.debate.as_json(),
+            "majority": self.majority.as_json(),
+            "single_agent": self.single_agent.as_json(),
+            "overrides": self.overrides,
+            "override_rate": self.override_rate,
+            "corrected": self.corrected,
+            "talked_out": self.talked_out,
+            "decisions": self.decisions,
+            "cost_per_decision_usd": self.cost_per_decision_usd,
+            "latency_per_decision_s": self.latency_per_decision_s,
+        }
+
+
+class _Group:
+    def __init__(self, key: str):
+        self.key = key
+        self.labelled = self.overrides = self.corrected = self.talked_out = 0
+        self.debate = self.majority = self.single = Agreement()
+        self.decisions = 0
+        self.cost = 0.0
+        self.latency: list[float] = []
+
+    def add_debate(self, row: DebateRow) -> None:
+        self.decisions += 1
+        self.cost += row.cost_usd
+        if row.duration_seconds is not None:
+            self.latency.append(row.duration_seconds)
+        if row.verdict:
+            self.labelled += 1
+            self.debate = self.debate.add(row.decision == row.verdict)
+            self.majority = self.majority.add(row.majority_decision == row.verdict)
+            self.overrides += int(row.decision != row.verdict)
+
+    def add_agent(self, row: DebateRow, independent: str, final: str) -> None:
+        if row.verdict:
+            self.single = self.single.add(independent == row.verdict)
+            effect = verdict_effect(independent, final, row.verdict)
+            self.corrected += int(effect == CORRECTED)
+            self.talked_out += int(effect == TALKED_OUT)
+
+    def figures(self) -> GroupFigures:
+        return GroupFigures(
+            key=self.key,
+            labelled=self.labelled,
+            debate=self.debate,
+            majority=self.majority,
+            single_agent=self.single,
+            overrides=self.overrides,
+            corrected=self.corrected,
+            talked_out=self.talked_out,
+            decisions=self.decisions,
+            cost_per_decision_usd=round(self.cost / self.decisions, 6) if self.decisions else None,
+            latency_per_decision_s=(
+                round(sum(self.latency) / len(self.latency), 3) if self.latency else None
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class GroundTruthFigures:
+    """`overall`, then one `GroupFigures` per protocol, per agent (slug) and per model, each
+    list sorted by key."""
+
+    overall: GroupFigures
+    by_protocol: tuple[GroupFigures, ...]
+    by_agent: tuple[GroupFigures, ...]
+    by_model: tuple[GroupFigures, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall.as_json(),
+            "by_protocol": [g.as_json() for g in self.by_protocol],
+            "by_agent": [g.as_json() for g in self.by_agent],
+            "by_model": [g.as_json() for g in self.by_model],
+        }
+
+
+def ground_truth_figures(rows: Sequence[DebateRow]) -> GroundTruthFigures:
+    """Agreement with reviewers' verdicts, override rate, cost and latency (see
+    `GroupFigures`). Per agent and per model, `debate` and `majority` count the debates the
+    agent (a model: any agent on it) took part in; `single_agent` its own answers."""
+    overall = _Group("all")
+    groups: dict[str, dict[str, _Group]] = {"protocol": {}, "agent": {}, "model": {}}
+
+    def group(kind: str, key: str) -> _Group:
+        return groups[kind].setdefault(key, _Group(key))
+
+    for row in rows:
+        overall.add_debate(row)
+        group("protocol", row.protocol).add_debate(row)
+        for slug in dict.fromkeys(a[0] for a in row.agents):
+            group("agent", slug).add_debate(row)
+        for model in dict.fromkeys(a[1] for a in row.agents):
+            group("model", model).add_debate(row)
+        for slug, model, independent, final in row.agents:
+            overall.add_agent(row, independent, final)
+            group("protocol", row.protocol).add_agent(row, independent, final)
+            group("agent", slug).add_agent(row, independent, final)
+            group("model", model).add_agent(row, independent, final)
+
+    def listed(kind: str) -> tuple[GroupFigures, ...]:
+        return tuple(groups[kind][k].figures() for k in sorted(groups[kind]))
+
+    return GroundTruthFigures(
+        overall=overall.figures(),
+        by_protocol=listed("protocol"),
+        by_agent=listed("agent"),
+        by_model=listed("model"),
+    )
+
+
+# --- Replay ------------------------------------------------------------------------------------
+
+#: Protocols whose decision is a function of the final votes alone (a moderated debate's is a
+#: function of every argument and moderator evaluation, and it casts no votes).
+REPLAYABLE = ("s4", "vote", "round_robin")
+
+
+def replay_decision(
+    protocol: str, votes: Sequence[Answer], options: Mapping[str, Any] | None = None
+) -> str:
+    """The decision the current rules give the stored final votes: S4 and vote through
+    `s4.rules.decide`, round robin through its consensus check on the final stances (what
+    its `decide` decides by). Raises ValueError for a protocol not in `REPLAYABLE`."""
+    if protocol not in REPLAYABLE:
+        raise ValueError(f"{protocol!r} debates are not decided from their final votes")
+    if not votes:
+        raise ValueError("at least one final vote is required")
+    if protocol == "round_robin":
+        stances = {
+            v.agent: round_robin_rules.ABSTAIN if v.parse_failed else v.decision for v in votes
+        }
+        check = round_robin_rules.check_consensus(
+            0, stances, (options or {}).get("consensus_threshold", 0.75)
+        )
+        return check.stance if check.reached else round_robin_rules.NO_CONSENSUS
+    return majority_decision("s4", votes)
+
+
+@dataclass(frozen=True)
+class ReplayDifference:
+    debate_id: str
+    protocol: str
+    rules_version: str
+    stored: str
+    replayed: str
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "debate_id": self.debate_id,
+            "protocol": self.protocol,
+            "rules_version": self.rules_version,
+            "stored": self.stored,
+            "replayed": self.replayed,
+        }

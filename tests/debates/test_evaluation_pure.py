@@ -118,3 +118,44 @@ def test_rules_version_changes_with_the_rules_source():
     assert ev.rules_version("s4") == ev.rules_version("vote")
     assert ev.rules_version("s4") != ev.rules_version("round_robin")
     assert len(ev.rules_version("moderated")) == 12
+
+
+def row(decision, majority, verdict, agents, protocol="s4", cost=0.01, duration=2.0):
+    return ev.DebateRow(protocol, decision, majority, verdict, cost, duration, tuple(agents))
+
+
+def test_ground_truth_figures_count_every_figure_with_its_n():
+    rows = [
+        # labelled: the debate right, the majority wrong; a corrected, b talked out
+        row("REFUSE", "ACT", "REFUSE",
+            [("a", "m1", "ACT", "REFUSE"), ("b", "m2", "REFUSE", "ACT")]),
+        # labelled and overridden: the debate wrong, the majority right
+        row("ACT", "WARN", "WARN", [("a", "m1", "WARN", "WARN"), ("b", "m2", "ACT", "ACT")],
+            protocol="round_robin"),
+        # not labelled: counts for cost and latency only
+        row("ACT", "ACT", "", [("a", "m1", "ACT", "ACT")], cost=0.04, duration=None),
+    ]
+    figures = ev.ground_truth_figures(rows)
+    overall = figures.overall
+    assert overall.labelled == 2 and overall.decisions == 3
+    assert overall.debate.as_json() == {"n": 2, "agreed": 1, "rate": 0.5}
+    assert overall.majority.as_json() == {"n": 2, "agreed": 1, "rate": 0.5}
+    assert overall.single_agent.as_json() == {"n": 4, "agreed": 2, "rate": 0.5}
+    assert (overall.overrides, overall.override_rate) == (1, 0.5)
+    assert (overall.corrected, overall.talked_out) == (1, 1)
+    assert overall.cost_per_decision_usd == 0.02
+    assert overall.latency_per_decision_s == 2.0  # the debate without a duration is left out
+    by_protocol = {g.key: g for g in figures.by_protocol}
+    assert by_protocol["s4"].debate.rate == 1.0 and by_protocol["round_robin"].debate.rate == 0.0
+    by_agent = {g.key: g for g in figures.by_agent}
+    assert by_agent["a"].single_agent.as_json() == {"n": 2, "agreed": 1, "rate": 0.5}
+    assert by_agent["a"].corrected == 1 and by_agent["b"].talked_out == 1
+    assert by_agent["b"].decisions == 2 and by_agent["a"].decisions == 3
+    assert [g.key for g in figures.by_model] == ["m1", "m2"]
+    assert figures.as_json()["by_model"][1]["single_agent"] == {"n": 2, "agreed": 1, "rate": 0.5}
+
+
+def test_no_labelled_debates_gives_no_rates():
+    figures = ev.ground_truth_figures([row("ACT", "ACT", "", [])])
+    assert figures.overall.debate.rate is None and figures.overall.override_rate is None
+    assert ev.ground_truth_figures([]).overall.cost_per_decision_usd is None
