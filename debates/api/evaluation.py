@@ -45,6 +45,9 @@ class GroundTruthQuerySerializer(serializers.Serializer):
     )
 
     def validate(self, data):
+        blank = [k for k in self.fields if k in self.initial_data and not self.initial_data[k]]
+        if blank:
+            raise serializers.ValidationError({k: f"{k} may not be blank." for k in blank})
         if data.get("since") and data.get("until") and data["since"] >= data["until"]:
             raise serializers.ValidationError({"until": "until must be later than since."})
         return data

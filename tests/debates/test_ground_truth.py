@@ -116,3 +116,4 @@ def test_the_staff_endpoint_reports_and_rejects_bad_ranges():
     backwards = api.get(url, {"since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"})
     assert backwards.status_code == 400 and "until must be later" in backwards.content.decode()
     assert api.get(url, {"limit": 10_001}).status_code == 400
+    assert "until may not be blank" in api.get(url, {"until": ""}).content.decode()
