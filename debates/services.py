@@ -101,7 +101,9 @@ def debate_create(
     except defense.QueryRejected as exc:
         raise ValidationError({"query": exc.message}) from exc
     try:
-        protocol_cls, choice = resolve_protocol(protocol, query)
+        protocol_cls, choice = resolve_protocol(
+            protocol, query, fallback=settings.DEBATE_AUTO_FALLBACK
+        )
     except ProtocolError as exc:
         raise ValidationError({"protocol": str(exc)}) from exc
     try:

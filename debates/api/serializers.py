@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -83,7 +84,8 @@ class DebateCreateSerializer(serializers.Serializer):
         `debate_create` checks them again and stores them with the defaults filled in."""
         if attrs.get("options"):
             protocol_cls, choice = resolve_protocol(attrs.get("protocol", "s4"),
-                                                    attrs["question"])
+                                                    attrs["question"],
+                                                    fallback=settings.DEBATE_AUTO_FALLBACK)
             try:
                 effective_options(protocol_cls, attrs["options"])
             except OptionError as exc:
