@@ -203,7 +203,7 @@ ROUND_ROBIN_AGENTS = [
 ]
 
 DEFAULT_AGENTS = [
-    *({**a, "protocols": ["s4"]} for a in S4_AGENTS),
+    *({**a, "protocols": ["s4", "vote"]} for a in S4_AGENTS),
     *MODERATED_AGENTS,
     *ROUND_ROBIN_AGENTS,
 ]

@@ -85,9 +85,10 @@ class ProtocolFilter(admin.SimpleListFilter):
 @admin.register(Debate)
 class DebateAdmin(admin.ModelAdmin):
     list_display = ("short_query", "protocol", "status", "decision", "effective_decision",
-                    "review_status", "consensus_type", "injection", "created_by", "created_at",
-                    "cost_usd")
+                    "review_status", "consensus_type", "majority_decision", "outcome_change",
+                    "injection", "created_by", "created_at", "cost_usd")
     list_filter = ("status", "decision", "review_status", ProtocolFilter, "consensus_type",
+                   "outcome_change",
                    "created_at", ("schedule", admin.RelatedOnlyFieldListFilter))
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
@@ -99,7 +100,8 @@ class DebateAdmin(admin.ModelAdmin):
         "decision", "decision_override", "review_status", "reasoning", "metadata",
         "consensus_type", "injection_findings", "is_complex_query", "callback_url", "tokens_in",
         "tokens_out", "cost_usd", "attempts", "recoveries", "schedule", "error", "created_at",
-        "started_at", "completed_at", "updated_at", "effective_decision",
+        "started_at", "completed_at", "updated_at", "effective_decision", "rules_version",
+        "majority_decision", "outcome_change", "baselines",
     ]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 

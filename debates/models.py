@@ -42,6 +42,22 @@ class Debate(DurableRun):
     metadata = models.JSONField(default=dict, blank=True)
     consensus_type = models.CharField(max_length=20, blank=True, db_index=True)
 
+    # What no debate would have decided, and what the debate changed (`debates.baselines`,
+    # computed by the pure `debates.protocols.evaluation` when the debate finishes).
+    rules_version = models.CharField(
+        max_length=16, blank=True, help_text="Version of the decision rules that decided it."
+    )
+    majority_decision = models.CharField(
+        max_length=16, blank=True, help_text="The independent answers through the same rules."
+    )
+    outcome_change = models.CharField(
+        max_length=16, blank=True, db_index=True,
+        help_text="Debate vs majority vote: same, more_cautious, less_cautious or changed.",
+    )
+    baselines = models.JSONField(
+        default=dict, blank=True, help_text="Single-agent decisions and per-agent dynamics."
+    )
+
     # Defense layer findings, recorded before the debate runs.
     injection_findings = models.JSONField(default=list, blank=True)
     is_complex_query = models.BooleanField(default=False)

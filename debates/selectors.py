@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import Prefetch, Q, QuerySet
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
+from debates.baselines import baselines_view
 from debates.live import DebateSoFar, arrange
 from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
 from debates.protocols import presentation_for
@@ -146,6 +147,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
             "reasoning": debate.reasoning,
             "metadata": debate.metadata,
         },
+        "baselines": baselines_view(debate),
         "defense": {
             "injection_findings": debate.injection_findings,
             "complex_query": debate.is_complex_query,

@@ -15,6 +15,7 @@ from django.utils import timezone
 from agents import gateway, routing
 from agents.models import Agent
 from debates import defense, onetrip, runs, webhooks
+from debates.baselines import record_baselines
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -98,7 +99,9 @@ def debate_create(
     except defense.QueryRejected as exc:
         raise ValidationError({"query": exc.message}) from exc
     try:
-        protocol_cls, choice = resolve_protocol(protocol, query)
+        protocol_cls, choice = resolve_protocol(
+            protocol, query, fallback=settings.DEBATE_AUTO_FALLBACK
+        )
     except ProtocolError as exc:
         raise ValidationError({"protocol": str(exc)}) from exc
     try:
@@ -519,6 +522,7 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
+            record_baselines(debate_id=debate.id)
             # Outcomes that need a human are queued in the same transaction as the decision.
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             review_items_for_debate(debate=debate, completed=debate)

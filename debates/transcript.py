@@ -6,6 +6,7 @@ import re
 
 from agents import routing
 from agents.gateway import OFFLINE_NOTICE
+from debates.baselines import baseline_lines
 from debates.models import Debate
 from debates.protocols import presentation_for
 from debates.protocols.presentation import WIDTH
@@ -51,6 +52,7 @@ def render_text(debate: Debate) -> str:
         out.extend(presentation.text_summary(md))
         if md.get("review_reasons"):
             out.append("  goes to review: " + ", ".join(md["review_reasons"]))
+        out.extend("  " + line for line in baseline_lines(debate))
     else:
         out.append(f"STATUS: {debate.status}  {debate.error}")
     duration = debate.duration_seconds
@@ -172,6 +174,7 @@ def render_markdown(debate: Debate) -> str:
             out += [f"A reviewer overrode the rules' decision, {debate.decision}.", ""]
         out += [_md(debate.reasoning), ""]
         out += [f"- {fact.label}: {_md(fact.value)}" for fact in so_far.facts]
+        out += [f"- {_md(line)}" for line in baseline_lines(debate)]
         out.append("")
     elif debate.status == Debate.Status.FAILED:
         out += ["## The debate failed", "", _md(debate.error), ""]

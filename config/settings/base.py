@@ -180,6 +180,8 @@ SPECTACULAR_SETTINGS = {
         "ReviewItemStatusEnum": "reviews.models.ReviewItem.Status",
         "ReviewReasonEnum": "reviews.models.ReviewItem.Reason",
         "ReviewQueueStatusEnum": "reviews.api.serializers.QUEUE_STATUSES",
+        "OutcomeChangeEnum": "debates.protocols.evaluation.CHANGES",
+        "VerdictEffectEnum": "debates.protocols.evaluation.EFFECTS",
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.
@@ -256,6 +258,8 @@ CELERY_BEAT_SCHEDULE = {
 # A litellm model string ("openai/gpt-4o-mini", "anthropic/...", "ollama/llama3"); the built-in
 # offline heuristic demo model needs no key and no network.
 DEBATE_DEFAULT_MODEL = env.str("DEBATE_DEFAULT_MODEL", default="offline/heuristic-demo")
+# What `auto` picks for a question without a debate trigger keyword: s4, or vote (no debate).
+DEBATE_AUTO_FALLBACK = env.str("DEBATE_AUTO_FALLBACK", default="s4")
 DEBATE_LLM_TIMEOUT = env.float("DEBATE_LLM_TIMEOUT", default=60.0)
 DEBATE_LLM_MAX_RETRIES = env.int("DEBATE_LLM_MAX_RETRIES", default=3)
 DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=1.0)

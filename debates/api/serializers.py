@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -15,9 +16,16 @@ from api.fields import (
     StrictURLField,
 )
 from debates import selectors, webhooks
+from debates.baselines import baselines_view
 from debates.defense import MAX_QUERY_LENGTH
 from debates.models import Debate
-from debates.protocols import PROTOCOLS, OptionError, effective_options, resolve_protocol
+from debates.protocols import (
+    PROTOCOLS,
+    OptionError,
+    effective_options,
+    evaluation,
+    resolve_protocol,
+)
 
 PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
@@ -85,7 +93,8 @@ class DebateCreateSerializer(serializers.Serializer):
         `debate_create` checks them again and stores them with the defaults filled in."""
         if attrs.get("options"):
             protocol_cls, choice = resolve_protocol(attrs.get("protocol", "s4"),
-                                                    attrs["question"])
+                                                    attrs["question"],
+                                                    fallback=settings.DEBATE_AUTO_FALLBACK)
             try:
                 effective_options(protocol_cls, attrs["options"])
             except OptionError as exc:
@@ -127,13 +136,20 @@ class DebateSummarySerializer(serializers.ModelSerializer):
         help_text="null: no review needed; pending, resolved or dismissed."
     )
     consensus_type = BlankAsNullCharField()
+    majority_decision = BlankAsNullCharField(
+        help_text="What a majority vote of the agents' independent answers would have decided."
+    )
+    outcome_change = BlankAsNullCharField(
+        help_text="The debate vs that majority vote: same, more_cautious, less_cautious, changed."
+    )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
         model = Debate
         fields = [
             "id", "url", "question", "protocol", "status", "decision", "machine_decision",
-            "review_status", "consensus_type", "tokens_in", "tokens_out", "cost_usd",
+            "review_status", "consensus_type", "majority_decision", "outcome_change",
+            "tokens_in", "tokens_out", "cost_usd",
             "created_by", "created_at", "started_at", "completed_at",
         ]
         read_only_fields = fields
@@ -142,12 +158,50 @@ class DebateSummarySerializer(serializers.ModelSerializer):
         return debate_url(self.context["request"], debate)
 
 
+class AgentDynamicsSerializer(serializers.Serializer):
+    agent = serializers.CharField(help_text="The participant's slug.")
+    independent = serializers.CharField(help_text="Its decision alone (its first answer).")
+    final = serializers.CharField(help_text="Its final position.")
+    change = serializers.ChoiceField(
+        choices=list(evaluation.CHANGES),
+        help_text="same, more_cautious, less_cautious, or changed (off the ACT/WARN/REFUSE scale).",
+    )
+    effect = serializers.ChoiceField(
+        choices=list(evaluation.EFFECTS), allow_null=True,
+        help_text="Against the reviewers' verdict: corrected, talked_out, stayed_right, "
+        "stayed_wrong or changed_wrong; null without a verdict.",
+    )
+
+
+class BaselinesSerializer(serializers.Serializer):
+    """What no debate would have decided (`debates.baselines.baselines_view`)."""
+
+    rules_version = serializers.CharField(help_text="Version of the decision rules used.")
+    debate_decision = serializers.CharField()
+    majority_decision = serializers.CharField(
+        help_text="The independent answers through the same decision rules."
+    )
+    outcome_change = serializers.ChoiceField(
+        choices=list(evaluation.CHANGES), help_text="The debate's decision vs the majority vote."
+    )
+    label = serializers.CharField()
+    single_agent = serializers.DictField(
+        child=serializers.CharField(), help_text="Each agent's decision alone, by slug."
+    )
+    verdict = serializers.CharField(allow_null=True, help_text="The reviewers' verdict, if any.")
+    agents = AgentDynamicsSerializer(many=True)
+
+
 class DebateDetailSerializer(DebateSummarySerializer):
     decision_override = BlankAsNullCharField(help_text="A reviewer's verdict, if any.")
     callback_url = BlankAsNullCharField()
     error = ModelErrorField()
     injection_suspected = serializers.SerializerMethodField()
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
+    baselines = serializers.SerializerMethodField(
+        help_text="Single-agent and majority-vote baselines, and how each agent moved; null "
+        "until the debate finishes."
+    )
     transcript = serializers.SerializerMethodField(
         help_text="Every round, statement, challenge and vote, in the seed-000 logging shape."
     )
@@ -157,9 +211,13 @@ class DebateDetailSerializer(DebateSummarySerializer):
             *DebateSummarySerializer.Meta.fields,
             "options", "reasoning", "metadata", "decision_override", "is_overridden",
             "injection_suspected", "callback_url", "attempts", "error", "duration_seconds",
-            "transcript",
+            "baselines", "transcript",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(BaselinesSerializer(allow_null=True))
+    def get_baselines(self, debate: Debate) -> dict | None:
+        return baselines_view(debate)
 
     def get_injection_suspected(self, debate: Debate) -> bool:
         return bool(debate.injection_findings)

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from debates.api import protocols, views
+from debates.api import evaluation, protocols, views
 
 router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
@@ -9,5 +9,8 @@ router.register("debates", views.DebateViewSet, basename="debate")
 urlpatterns = [
     *router.urls,
     path("protocols/", protocols.ProtocolListView.as_view(), name="protocol-list"),
+    path("evaluation/ground-truth/", evaluation.GroundTruthView.as_view(),
+         name="evaluation-ground-truth"),
+    path("evaluation/replay/", evaluation.ReplayView.as_view(), name="evaluation-replay"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
 ]

@@ -27,6 +27,7 @@ from debates.protocols.presentation import Presentation
 from debates.protocols.round_robin import RoundRobinProtocol
 from debates.protocols.s4 import S4Protocol
 from debates.protocols.selection import ProtocolChoice, choose_protocol
+from debates.protocols.vote import VoteProtocol
 
 
 class AutoProtocol(DebateProtocol):
@@ -64,6 +65,7 @@ PROTOCOLS: dict[str, type[DebateProtocol]] = {
         ModeratedProtocol,
         ModeratedExtendedProtocol,
         RoundRobinProtocol,
+        VoteProtocol,
         AutoProtocol,
     )
 }
@@ -77,11 +79,14 @@ def get_protocol(name: str):
         raise ProtocolError(f"Unknown protocol '{name}'. Known protocols: {known}.") from None
 
 
-def resolve_protocol(name: str, query: str) -> tuple[type, ProtocolChoice | None]:
-    """The concrete protocol class for `name`; for `auto`, also the choice and its reason."""
+def resolve_protocol(
+    name: str, query: str, *, fallback: str = "s4"
+) -> tuple[type, ProtocolChoice | None]:
+    """The concrete protocol class for `name`; for `auto`, also the choice and its reason
+    (`fallback`: what `auto` picks when no trigger keyword matches, s4 or vote)."""
     cls = get_protocol(name)
     if cls.is_selector:
-        choice = choose_protocol(query)
+        choice = choose_protocol(query, fallback=fallback)
         return PROTOCOLS[choice.chosen], choice
     return cls, None
 

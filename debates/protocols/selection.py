@@ -163,8 +163,9 @@ def requires_debate_analysis(query: str) -> list[str]:
     return _matches(query, DEBATE_TRIGGER_KEYWORDS)
 
 
-def choose_protocol(query: str) -> ProtocolChoice:
-    """What `auto` means: round_robin when a trigger keyword is present, otherwise s4."""
+def choose_protocol(query: str, fallback: str = "s4") -> ProtocolChoice:
+    """What `auto` means: round_robin when a trigger keyword is present, otherwise `fallback`
+    (s4, or vote where the evaluation shows debate adds nothing: setting DEBATE_AUTO_FALLBACK)."""
     matches = keyword_matches(query)
     if matches:
         # A keyword of the seed's own list explains the choice best; else the first widening.
@@ -178,8 +179,9 @@ def choose_protocol(query: str) -> ProtocolChoice:
         )
     return ProtocolChoice(
         requested="auto",
-        chosen="s4",
-        reason="no debate trigger keyword (investment, recommendation, advice, ...) matched",
+        chosen=fallback,
+        reason="no debate trigger keyword (investment, recommendation, advice, ...) matched"
+        + ("" if fallback == "s4" else f"; {fallback} is configured for the rest"),
         matched_keywords=(),
     )
 

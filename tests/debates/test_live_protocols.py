@@ -120,7 +120,12 @@ def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(
     assert "Consensus check: 1 BUY, 1 HOLD, 1 SELL (33% agree), not reached." in text
     assert "Consensus check: 3 HOLD (100% agree), reached on HOLD." in text
     assert "Final position HOLD confidence 60, risk 55" in text
-    banner = text.split("Decision: HOLD Consensus on HOLD")[1]
+    banner, baselines = text.split("Decision: HOLD Consensus on HOLD")[1].split(
+        "Without the debate"
+    )
+    # Round 1 was split three ways: a vote of the first answers would have reached no consensus.
+    assert "would have decided NO_CONSENSUS" in baselines
+    assert "the debate's decision is different from the majority vote" in baselines
     assert "Final stances 3 HOLD" in banner
     assert "Consensus reached in round 2" in banner
     assert "Agreement 100% on HOLD (needs 75%)" in banner

@@ -16,7 +16,9 @@ from debates.protocols import PROTOCOLS, protocol_catalog
 
 def test_the_catalog_lists_every_protocol_with_its_options_and_defaults():
     catalog = {p["name"]: p for p in protocol_catalog()}
-    assert list(catalog) == ["s4", "moderated", "moderated_extended", "round_robin", "auto"]
+    assert list(catalog) == [
+        "s4", "moderated", "moderated_extended", "round_robin", "vote", "auto"
+    ]
     options = {o["name"]: o for o in catalog["round_robin"]["options"]}
     assert options["consensus_threshold"]["default"] == 0.75
     assert options["max_rounds"] == {"name": "max_rounds", "type": "int", "default": 5,

@@ -85,7 +85,7 @@ def test_unknown_protocol_is_rejected_naming_the_known_ones(default_agents):
     with pytest.raises(ValidationError) as info:
         services.debate_create(query="Is it raining?", protocol="chess")
     assert (
-        "Known protocols: auto, moderated, moderated_extended, round_robin, s4."
+        "Known protocols: auto, moderated, moderated_extended, round_robin, s4, vote."
         in info.value.message_dict["protocol"][0]
     )
     assert Debate.objects.count() == 0

@@ -1,0 +1,169 @@
+"""Baselines of finished debates, stored on the debate (`Debate.baselines` and the fields beside
+it): reads the stored rows, hands them to the pure `debates.protocols.evaluation`, writes back.
+
+Called when a debate finishes (`services`), and by `manage.py backfill_baselines` / the data
+migration for debates finished before it existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from debates.models import Debate, Statement, Vote
+from debates.protocols import evaluation
+
+#: Statement kinds that are an agent's own position (not a moderator's or a synthesis).
+POSITION_KINDS = (
+    Statement.Kind.ANALYSIS,
+    Statement.Kind.REVISION,
+    Statement.Kind.ARGUMENT,
+    Statement.Kind.TURN,
+)
+
+
+def _answer(row, slug: str, role: str = "") -> evaluation.Answer:
+    details = getattr(row, "details", None) or {}
+    evidence = details.get("supporting_evidence") or ()
+    return evaluation.Answer(
+        agent=slug,
+        decision=row.decision,
+        confidence=row.confidence,
+        risk=row.risk,
+        parse_failed=getattr(row, "parse_failed", False),
+        role=role,
+        evidence=tuple(str(e) for e in evidence if isinstance(e, str)),
+    )
+
+
+def compute_for(
+    *,
+    protocol: str,
+    options: dict[str, Any],
+    decision: str,
+    statements: Iterable[Statement],
+    votes: Iterable[Vote],
+) -> evaluation.Baselines | None:
+    """Baselines from a debate's position statements (each with `participant`, in round order)
+    and final votes (each with `participant`). None when there is nothing to compare."""
+    if protocol not in evaluation.RULES_MODULES or not decision:
+        return None
+    first: dict[str, evaluation.Answer] = {}
+    last: dict[str, evaluation.Answer] = {}
+    for s in statements:
+        answer = _answer(s, s.participant.slug, s.participant.role)
+        first.setdefault(s.participant.slug, answer)
+        last[s.participant.slug] = answer
+    for v in votes:
+        last[v.participant.slug] = _answer(v, v.participant.slug, v.participant.role)
+    if not first:
+        return None
+    return evaluation.compute_baselines(
+        protocol, decision, list(first.values()), list(last.values()), options
+    )
+
+
+def record_baselines(*, debate_id, decision: str | None = None) -> evaluation.Baselines | None:
+    """Compute and store the baselines of one debate (3 queries). `decision` defaults to the
+    stored one (the finishing debate passes the decision it is about to store)."""
+    debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
+    decision = decision or debate.decision
+    statements = (
+        Statement.objects.filter(debate_id=debate_id, kind__in=POSITION_KINDS)
+        .select_related("participant", "round")
+        .order_by("round__number", "participant__position")
+    )
+    votes = Vote.objects.filter(debate_id=debate_id).select_related("participant")
+    result = compute_for(
+        protocol=debate.protocol,
+        options=debate.options,
+        decision=decision,
+        statements=statements,
+        votes=votes,
+    )
+    if result is None:
+        return None
+    Debate.objects.filter(id=debate_id).update(**stored_fields(result))
+    return result
+
+
+def stored_fields(result: evaluation.Baselines) -> dict[str, Any]:
+    return {
+        "rules_version": result.rules_version,
+        "majority_decision": result.majority_decision,
+        "outcome_change": result.outcome_change,
+        "baselines": result.as_json(),
+    }
+
+
+def backfill(*, only_missing: bool = True, batch_size: int = 500) -> int:
+    """Record the baselines of every completed debate (without any, unless `only_missing` is
+    False). Returns how many were recorded."""
+    qs = Debate.objects.filter(status=Debate.Status.COMPLETED)
+    if only_missing:
+        qs = qs.filter(majority_decision="")
+    count = 0
+    for debate_id in qs.values_list("id", flat=True).iterator(chunk_size=batch_size):
+        if record_baselines(debate_id=debate_id) is not None:
+            count += 1
+    return count
+
+
+def debate_verdict(debate: Debate) -> str:
+    """The reviewers' verdict on a debate ("" when no review item was resolved): the override
+    if one was set, else the upheld decision."""
+    if debate.review_status != Debate.ReviewStatus.RESOLVED:
+        return ""
+    return debate.decision_override or debate.decision
+
+
+def dynamics(debate: Debate) -> list[dict[str, Any]]:
+    """Per agent: independent and final decision, change, and effect against the verdict."""
+    return evaluation.dynamics_with_verdict(debate.baselines or {}, debate_verdict(debate))
+
+
+CHANGE_LABELS = {
+    evaluation.SAME: "same as the majority vote",
+    evaluation.MORE_CAUTIOUS: "more cautious than the majority vote",
+    evaluation.LESS_CAUTIOUS: "less cautious than the majority vote",
+    evaluation.CHANGED: "different from the majority vote",
+}
+
+
+def baselines_view(debate: Debate) -> dict[str, Any] | None:
+    """The baselines as the API, exports and pages show them (None until recorded):
+    `rules_version`, `debate_decision`, `majority_decision`, `outcome_change` and its `label`,
+    `single_agent` ({agent slug: decision}), `verdict` (reviewers' verdict or None) and
+    `agents` ([{agent, independent, final, change, effect}], effect None without a verdict)."""
+    stored = debate.baselines or {}
+    if not stored:
+        return None
+    verdict = debate_verdict(debate)
+    return {
+        "rules_version": stored.get("rules_version", ""),
+        "debate_decision": stored.get("debate_decision", ""),
+        "majority_decision": stored.get("majority_decision", ""),
+        "outcome_change": stored.get("outcome_change", ""),
+        "label": CHANGE_LABELS.get(stored.get("outcome_change", ""), ""),
+        "single_agent": stored.get("single_agent", {}),
+        "verdict": verdict or None,
+        "agents": dynamics(debate),
+    }
+
+
+def baseline_lines(debate: Debate) -> list[str]:
+    """Plain-text lines for transcripts (empty until recorded)."""
+    view = baselines_view(debate)
+    if view is None:
+        return []
+    lines = [
+        f"Majority vote of the independent answers: {view['majority_decision']} "
+        f"(the debate decided {view['debate_decision']}: {view['label']})",
+    ]
+    for a in view["agents"]:
+        effect = f", {a['effect'].replace('_', ' ')}" if a["effect"] else ""
+        lines.append(
+            f"{a['agent']}: alone {a['independent']}, finally {a['final']} "
+            f"({a['change'].replace('_', ' ')}{effect})"
+        )
+    return lines
