@@ -30,6 +30,7 @@ __all__ = [
     "cap_confidence",
     "detect_injection",
     "is_complex_query",
+    "screen_reply",
     "validate_query",
     "wrap_query_as_data",
 ]
@@ -380,6 +381,23 @@ def detect_injection(text: str) -> list[InjectionFinding]:
                 fired.add(name)
                 break
     return findings
+
+
+def screen_reply(text: str) -> list[dict[str, str]]:
+    """A model's reply, screened before any other agent sees it: the same detection the
+    question gets (:func:`detect_injection`), as storable dicts (empty list: nothing found).
+    A flagged reply is recorded on its call, withheld from its peers' prompts
+    (:data:`REPLY_WITHHELD`) and sends the debate to review."""
+    return [
+        {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
+        for f in detect_injection(text)
+    ]
+
+
+#: What other agents see instead of a reply flagged by :func:`screen_reply`.
+REPLY_WITHHELD = (
+    "[withheld: this text was flagged as a suspected prompt injection and is under review]"
+)
 
 
 # ---------------------------------------------------------------------------

@@ -151,6 +151,12 @@ class LLMCall(GatewayCall):
     )
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
+    injection_findings = models.JSONField(
+        default=list, blank=True,
+        help_text="What the defense layer flagged in the reply (it was withheld from peers).",
+    )
+
+    DONE_FIELDS = (*GatewayCall.DONE_FIELDS, "injection_findings")
 
     class Meta:
         ordering = ["round_number", "id"]

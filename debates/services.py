@@ -193,6 +193,9 @@ class DebateWork(runs.Work):
             return f"The debate cannot run as configured: {exc}"
         return super().readable_error(exc)
 
+    def is_transient(self, exc: BaseException) -> bool:
+        return isinstance(exc, gateway.LLMError) and not exc.permanent
+
     def failed(self, row: Debate) -> None:
         review_item_for_failure(debate=row)
         webhooks.notify_debate_event(debate_id=row.pk, event=webhooks.Event.DEBATE_FAILED)
@@ -204,12 +207,14 @@ class DebateWork(runs.Work):
 DEBATES = DebateWork()
 
 
-def debate_run(*, debate_id) -> Debate | None:
+def debate_run(*, debate_id, may_retry: bool = False) -> Debate | None:
     """Run (or resume) a debate to its end. Safe to call twice, also at the same time.
 
-    Returns the debate, or None when another runner holds it or it has already ended.
+    Returns the debate, or None when another runner holds it or it has already ended. With
+    `may_retry`, a model that stayed unavailable puts the debate back to queued and raises
+    `runs.TransientFailure` (its task retries it later) instead of failing it.
     """
-    return runs.run(DEBATES, debate_id)
+    return runs.run(DEBATES, debate_id, may_retry=may_retry)
 
 
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
@@ -237,14 +242,15 @@ class _DebateRunner:
             complex_query=debate.is_complex_query,
             options=debate.options,
         )
-        self.done = {
-            c.key: c.parsed
-            for c in LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).only(
-                "key", "parsed"
-            )
-        }
+        done = LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).only(
+            "key", "parsed", "injection_findings"
+        )
+        self.done = {c.key: c.parsed for c in done}
+        # Replies the defense layer flagged (screened as they are stored): the debate's review.
+        self.flagged = {c.key: c.injection_findings for c in done if c.injection_findings}
         self.rounds = {r.number: r for r in debate.rounds.all()}
         self.call_ids: dict[str, int] = {}
+        self.heartbeat = runs.Heartbeat(Debate, debate.pk)
 
     def run(self) -> None:
         steps = self.protocol.run()
@@ -340,9 +346,13 @@ class _DebateRunner:
             reply = self.protocol.parse(request, response.content)
             parsed = reply.as_json()
             call_id = self.call_ids[request.key]
+            findings = defense.screen_reply(response.content)
+            if findings:
+                self.flagged[request.key] = findings
             calls.append(
                 LLMCall(
                     pk=call_id,
+                    injection_findings=findings,
                     **LLMCall.done_fields(
                         response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
                     ),
@@ -389,6 +399,7 @@ class _DebateRunner:
         LLMCall.objects.bulk_update(calls, LLMCall.DONE_FIELDS)
         Challenge.objects.bulk_create(challenges)
         Statement.objects.bulk_create(statements)
+        self.heartbeat.beat()
         self.done.update(stored)
         return replies
 
@@ -431,6 +442,11 @@ class _DebateRunner:
             metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
+            if self.flagged:
+                metadata["injection_in_replies"] = [
+                    {"call": key, "kinds": sorted({f["kind"] for f in found})}
+                    for key, found in sorted(self.flagged.items())
+                ]
             finished = Debate.objects.filter(
                 Q(id=debate.id), Q(status=Debate.Status.RUNNING)
             ).update(

@@ -19,3 +19,6 @@ SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
+# The scripted offline model is a demo: `manage.py check` (and every command that runs checks)
+# refuses it as the default model unless this is set (agents.E001).
+DEBATE_ALLOW_OFFLINE_MODEL = env.bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)

@@ -121,7 +121,7 @@ def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
                    extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
     # Redis keeps the dead worker's message unacknowledged for an hour: the sweeper brings
     # the debate back.
-    assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_RUNNING_DEADLINE)
+    assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_HEARTBEAT_TIMEOUT)
 
     done = _assert_completed_like_an_uninterrupted_run(
         debate, expected, stored, lambda: call_log.read(tmp_path / "second.calls")

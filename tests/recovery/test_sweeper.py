@@ -20,7 +20,7 @@ from debates.models import Debate, LLMCall
 from reviews.models import ReviewItem
 
 LATER_THAN_QUEUED = timedelta(seconds=settings.DEBATE_QUEUED_DEADLINE + 1)
-LATER_THAN_RUNNING = timedelta(seconds=settings.DEBATE_RUNNING_DEADLINE + 1)
+LATER_THAN_RUNNING = timedelta(seconds=settings.DEBATE_HEARTBEAT_TIMEOUT + 1)
 
 
 def _queued(**fields) -> Debate:
@@ -92,6 +92,8 @@ def test_the_sweeper_gives_up_after_its_last_recovery_and_sends_the_debate_to_re
     debate = _queued(status=Debate.Status.RUNNING, metadata={"injection_suspected": True})
     outcomes = []
     for _ in range(settings.DEBATE_MAX_RECOVERIES + 2):
+        # Each time a worker takes it again and dies (a re-enqueued debate is queued until then).
+        Debate.objects.filter(id=debate.id, status="queued").update(status="running")
         with django_capture_on_commit_callbacks(execute=True):
             report = recovery.recover_stuck_debates(now=timezone.now() + LATER_THAN_RUNNING)
         outcomes.append("requeued" if report.requeued else "gave up" if report.gave_up else "-")
