@@ -28,7 +28,8 @@ HARM_PATTERNS: dict[str, tuple[str, ...]] = {
         r"silencer", r"full[- ]auto",
     ),
     "violence": (
-        r"\bkill(?:ing)? (?!time\b|a process\b)", r"murder", r"\bpoison", r"hurt (?:someone|him|her|them|my|people)",
+        r"\bkill(?:ing)? (?!time\b|a process\b)", r"murder", r"\bpoison",
+        r"hurt (?:someone|him|her|them|my|people)",
         r"assault", r"strangle", r"(?:get rid of|dispose of|hide) (?:a|the) body",
     ),
     "self-harm": (
