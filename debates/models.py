@@ -158,6 +158,14 @@ class LLMCall(GatewayCall):
 
     DONE_FIELDS = (*GatewayCall.DONE_FIELDS, "injection_findings")
 
+    @classmethod
+    def done_fields(cls, response, *, injection_findings: list | None = None, **kwargs):
+        """`GatewayCall.done_fields`, and what the defense layer found in the reply."""
+        return {
+            **super().done_fields(response, **kwargs),
+            "injection_findings": list(injection_findings or []),
+        }
+
     class Meta:
         ordering = ["round_number", "id"]
         verbose_name = "LLM call"

@@ -352,9 +352,9 @@ class _DebateRunner:
             calls.append(
                 LLMCall(
                     pk=call_id,
-                    injection_findings=findings,
                     **LLMCall.done_fields(
-                        response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
+                        response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error,
+                        injection_findings=findings,
                     ),
                 )
             )

@@ -60,8 +60,7 @@ def test_a_run_queued_past_its_deadline_is_enqueued_again(
 def test_runs_within_their_deadlines_and_finished_runs_are_left_alone():
     running = _run(status=ContradictionRun.Status.RUNNING)
     failed = _run(status=ContradictionRun.Status.FAILED, error="x")
-    report = contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_QUEUED)
+    report = contradiction_running.recover_stuck_contradiction_runs(now=timezone.now())
     assert report.requeued == [] and report.gave_up == []
     later = contradiction_running.recover_stuck_contradiction_runs(
         now=timezone.now() + LATER_THAN_RUNNING)
