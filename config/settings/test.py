@@ -10,6 +10,8 @@ from .base import env  # noqa: E402
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)
+DEBATE_TASK_RETRY_DELAY = env.float("DEBATE_TASK_RETRY_DELAY", default=0.2)
+DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=1.0)
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env.bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=True)
 WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=0.2)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)
