@@ -38,8 +38,8 @@ HARM_PATTERNS: dict[str, tuple[str, ...]] = {
     "unauthorised access": (
         r"\bhack", r"break into", r"get into (?:my |his |her |their |someone|an? )?\S*\s?"
         r"(?:\S+\s)?(?:account|mailbox|e-?mail|phone|inbox|computer|laptop|wifi|icloud)",
-        r"(?:without|bypass(?:ing)?|crack(?:ing)?|guess(?:ing)?) (?:the |their |his |her |a |"
-        r"someone'?s? )?(?:password|passcode|pin\b|2fa|two-factor)",
+        r"(?:without|bypass|crack|guess|get around|brute[- ]force)\w* (?:\S+ ){0,3}?"
+        r"(?:password|passcode|pin\b|2fa|two-factor)",
         r"someone(?: else)?'s (?:password|account|e-?mail|phone|messages)", r"keylogger",
         r"spyware", r"stalkerware", r"malware", r"ransomware", r"phishing", r"\bddos",
         r"botnet", r"credential stuffing", r"zero-day exploit", r"bypass security",

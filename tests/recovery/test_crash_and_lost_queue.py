@@ -4,8 +4,8 @@ worker processes, the real Redis broker and PostgreSQL; only the sweeper's clock
 from __future__ import annotations
 
 import os
-import time
 import signal
+import time
 from collections import Counter
 from datetime import timedelta
 
