@@ -17,6 +17,8 @@ BENCH_REDIS_URL, default Redis database 13) and flushes that Redis database.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -111,8 +113,9 @@ def fault_rate(args, tmp: Path, redis_client):
 
     with FakeOpenAI() as server:
         server.plan = FaultPlan(rate=args.rate, seed=1,
-                                kinds={**FAULTS, "timeout": lambda: Reply.slow(3)})
-        w = worker(tmp / "faults.log", **server.env(), DEBATE_LLM_TIMEOUT="2")
+                                kinds={**FAULTS, "timeout": lambda: Reply.slow(6)})
+        # A call times out after 5 s; the server's slow replies take 6 s.
+        w = worker(tmp / "faults.log", **server.env(), DEBATE_LLM_TIMEOUT="5")
         try:
             t0 = time.monotonic()
             ids = [services.debate_create(query=f"{QUESTIONS[i % 4]} (case {i})",
@@ -124,12 +127,25 @@ def fault_rate(args, tmp: Path, redis_client):
             w.kill(signal.SIGTERM)
         completed = Debate.objects.filter(id__in=ids, status="completed").count()
         faults = sum(server.count(kind=k) for k in (*FAULTS, "slow"))
-        retries = w.log.read_text().count("retry: Retry in")
+        log = w.log.read_text()
+        retries = log.count("retry: Retry in")
+        timeouts = log.count("transient error (litellm.Timeout")
         duplicates = LLMCall.objects.filter(debate_id__in=ids).count() - 12 * len(ids)
+        # A stored call asked again: a request with its prompt received after it was stored.
+        stored = {}
+        for prompt, at in LLMCall.objects.filter(debate_id__in=ids, status="done").values_list(
+                "prompt", "completed_at"):
+            key = hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:16]
+            stored[key] = at.timestamp()
+        stored_again = sum(1 for r in server.requests()
+                           if r.fingerprint in stored and r.received_at > stored[r.fingerprint])
         print(f"1. {args.rate:.0%} faults: {completed}/{len(ids)} debates completed "
               f"({len(ended) - completed} failed) in {wall:.0f} s; {server.count()} requests, "
               f"{faults} faults served; answered calls requested again: "
-              f"{sum(n - 1 for n in server.repeated().values())}; task retries: {retries}; "
+              f"{sum(n - 1 for n in server.repeated().values())} (answers sent after the "
+              f"gateway's timeout: {timeouts} client timeouts, {server.count(kind='slow')} "
+              f"replies slowed on purpose); stored calls requested again: {stored_again}; "
+              f"task retries: {retries}; "
               f"call rows beyond 12 per debate: {duplicates}")
 
 
@@ -167,6 +183,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--debates", type=int, default=30)
     parser.add_argument("--rate", type=float, default=0.3)
+    parser.add_argument("--skip-recovery", action="store_true")
     args = parser.parse_args()
 
     ensure_database()
@@ -182,7 +199,8 @@ def main():
     redis_client.flushdb()
     with tempfile.TemporaryDirectory() as tmp:
         fault_rate(args, Path(tmp), redis_client)
-        recovery(Path(tmp), redis_client)
+        if not args.skip_recovery:
+            recovery(Path(tmp), redis_client)
 
 
 if __name__ == "__main__":
