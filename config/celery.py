@@ -17,6 +17,33 @@ app.autodiscover_tasks()
 def _load_llm_gateway(**kwargs):
     """Import litellm once in the worker's main process, before the pool starts: the first
     debate then does not pay for the import, and prefork children share the loaded module."""
+    from django.core import checks
+    from django.core.exceptions import ImproperlyConfigured
+
+    from agents.checks import offline_model_not_default
     from agents.gateway import load
 
+    if errors := [e for e in offline_model_not_default() if e.level >= checks.ERROR]:
+        raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
     load()
+
+
+@signals.worker_ready.connect
+def _warn_without_beat(sender=None, **kwargs):
+    """Say so at start-up when no beat is running: without it nothing recovers lost work."""
+    import logging
+
+    from django.db import connection
+
+    from schedules.beat import NO_BEAT_WARNING, beat_is_running
+
+    logger = logging.getLogger("debates.worker")
+    try:
+        alive = beat_is_running()
+    except Exception:  # noqa: BLE001 - a start-up notice must not stop the worker
+        logger.warning("Could not tell whether celery beat is running.", exc_info=True)
+        return
+    finally:
+        connection.close()
+    if not alive:
+        logger.warning(NO_BEAT_WARNING)

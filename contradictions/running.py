@@ -67,6 +67,9 @@ class RunWork(runs.Work):
             return gateway.failure_text(f"The arbitrator's model failed ({kind}): ", exc)
         return super().readable_error(exc)
 
+    def is_transient(self, exc: BaseException) -> bool:
+        return isinstance(exc, gateway.LLMError) and not exc.permanent
+
     def failed(self, row: ContradictionRun) -> None:
         review_item_for_failure(run=row)
 
@@ -77,12 +80,14 @@ class RunWork(runs.Work):
 RUNS = RunWork()
 
 
-def contradiction_run_execute(*, run_id) -> ContradictionRun | None:
+def contradiction_run_execute(*, run_id, may_retry: bool = False) -> ContradictionRun | None:
     """Run (or resume) a contradiction run to its end. Safe to call twice, also at once.
 
-    Returns the run, or None when another runner holds it or it has already ended.
+    Returns the run, or None when another runner holds it or it has already ended. With
+    `may_retry`, an arbitrator's model that stayed unavailable puts the run back to queued and
+    raises `runs.TransientFailure` (its task retries it later) instead of failing it.
     """
-    return runs.run(RUNS, run_id)
+    return runs.run(RUNS, run_id, may_retry=may_retry)
 
 
 def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | None = None) -> bool:
@@ -166,6 +171,7 @@ class _Runner:
     def __init__(self, run: ContradictionRun):
         self.run = run
         self.ranking = Ranking.from_snapshot(run.authority)
+        self.heartbeat = runs.Heartbeat(ContradictionRun, run.pk)
 
     def run_thresholds(self) -> detection.Thresholds:
         return detection.Thresholds(self.run.value_threshold, self.run.confidence_gap)
@@ -302,6 +308,7 @@ class _Runner:
             ))
         ArbitrationCall.objects.bulk_update(calls, ArbitrationCall.DONE_FIELDS)
         Resolution.objects.bulk_create(resolutions)
+        self.heartbeat.beat()
 
     # consensus
 

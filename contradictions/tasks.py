@@ -2,14 +2,26 @@
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 
 from contradictions import running
+from debates import runs
+from debates.tasks import retry_delay
 
 
-@shared_task(name="contradictions.run", acks_late=True, reject_on_worker_lost=True)
-def run_contradictions(run_id: str) -> str:
+@shared_task(name="contradictions.run", bind=True, acks_late=True, reject_on_worker_lost=True)
+def run_contradictions(self, run_id: str) -> str:
+    """Run a contradiction run; an arbitrator's model that stayed unavailable makes the task
+    retry later from what is stored, as debates do (`debates.tasks.run_debate`)."""
+    retries = self.request.retries
     try:
-        run = running.contradiction_run_execute(run_id=run_id)
+        run = running.contradiction_run_execute(
+            run_id=run_id, may_retry=retries < settings.DEBATE_TASK_MAX_RETRIES
+        )
+    except runs.TransientFailure:
+        raise self.retry(
+            countdown=retry_delay(retries + 1), max_retries=settings.DEBATE_TASK_MAX_RETRIES
+        ) from None
     except SoftTimeLimitExceeded:
         running.contradiction_run_fail(
             run_id=run_id, error="The run went past its time limit and was stopped."

@@ -63,8 +63,8 @@ class VoteInline(ReadOnlyInline):
 class LLMCallInline(ReadOnlyInline):
     model = LLMCall
     fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
-              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
-              "attempts", "error")
+              "raw_escaped", "parse_failed", "injection_findings", "tokens_in", "tokens_out",
+              "cost_usd", "latency_ms", "attempts", "error")
     verbose_name_plural = "LLM calls (raw output)"
 
 
@@ -100,8 +100,8 @@ class DebateAdmin(admin.ModelAdmin):
         "decision", "decision_override", "review_status", "reasoning", "metadata",
         "consensus_type", "injection_findings", "is_complex_query", "callback_url", "tokens_in",
         "tokens_out", "cost_usd", "attempts", "recoveries", "schedule", "error", "created_at",
-        "started_at", "completed_at", "updated_at", "effective_decision", "rules_version",
-        "majority_decision", "outcome_change", "baselines",
+        "started_at", "completed_at", "updated_at", "heartbeat_at", "effective_decision",
+        "rules_version", "majority_decision", "outcome_change", "baselines",
     ]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 

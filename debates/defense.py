@@ -16,6 +16,7 @@ This module is pure Python and does not import Django.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ __all__ = [
     "cap_confidence",
     "detect_injection",
     "is_complex_query",
+    "screen_reply",
     "validate_query",
     "wrap_query_as_data",
 ]
@@ -380,6 +382,49 @@ def detect_injection(text: str) -> list[InjectionFinding]:
                 fired.add(name)
                 break
     return findings
+
+
+def screen_reply(text: str) -> list[dict[str, str]]:
+    """A model's reply, screened before any other agent sees it: the same detection the
+    question gets (:func:`detect_injection`), as storable dicts (empty list: nothing found).
+    A flagged reply is recorded on its call, withheld from its peers' prompts
+    (:data:`REPLY_WITHHELD`) and sends the debate to review."""
+    found: dict[str, dict[str, str]] = {}
+    for reading in (text, *_json_strings(text)):
+        for f in detect_injection(reading):
+            found.setdefault(
+                f.pattern, {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
+            )
+    return list(found.values())
+
+
+def _json_strings(text: str) -> list[str]:
+    """The text values of a JSON reply, decoded (a role tag after an escaped newline is only a
+    line of its own once decoded, as peers would see it); none when it is not JSON."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return []
+    strings: list[str] = []
+
+    def walk(item) -> None:
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            for v in item.values():
+                walk(v)
+        elif isinstance(item, list):
+            for v in item:
+                walk(v)
+
+    walk(value)
+    return ["\n".join(strings)] if strings else []
+
+
+#: What other agents see instead of a reply flagged by :func:`screen_reply`.
+REPLY_WITHHELD = (
+    "[withheld: this text was flagged as a suspected prompt injection and is under review]"
+)
 
 
 # ---------------------------------------------------------------------------

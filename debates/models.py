@@ -167,6 +167,20 @@ class LLMCall(GatewayCall):
     )
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
+    injection_findings = models.JSONField(
+        default=list, blank=True,
+        help_text="What the defense layer flagged in the reply (it was withheld from peers).",
+    )
+
+    DONE_FIELDS = (*GatewayCall.DONE_FIELDS, "injection_findings")
+
+    @classmethod
+    def done_fields(cls, response, *, injection_findings: list | None = None, **kwargs):
+        """`GatewayCall.done_fields`, and what the defense layer found in the reply."""
+        return {
+            **super().done_fields(response, **kwargs),
+            "injection_findings": list(injection_findings or []),
+        }
 
     class Meta:
         ordering = ["round_number", "id"]

@@ -6,9 +6,11 @@ visibility timeout (an hour). Every `DEBATE_SWEEP_INTERVAL` seconds beat runs `s
 finds, for every kind of durable work (debates, contradiction runs),
 
 - those *queued* for longer than `DEBATE_QUEUED_DEADLINE` (their message was lost, or is stuck
-  behind a long backlog: a second message is then harmless, the first run wins), and
-- those *running* with no change for longer than `DEBATE_RUNNING_DEADLINE` (sized from the
-  hard time limit, which bounds both kinds of task: no live run lasts longer),
+  behind a long backlog: a second message is then harmless, the first run wins), or for longer
+  than `DEBATE_LOST_QUEUE_GRACE` when the broker holds fewer messages than there are such rows
+  (it lost its queue), and
+- those *running* whose heartbeat (moved on as results are stored) is older than
+  `DEBATE_HEARTBEAT_TIMEOUT`,
 
 and re-enqueues them. Work is never taken from a live runner: the runner holds a PostgreSQL
 advisory lock for the whole run, and the lock ends with the runner's connection, so the sweeper

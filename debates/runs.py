@@ -12,16 +12,25 @@ it, and what its failure means (a review item, a webhook). The functions here do
   `DEBATE_MAX_ATTEMPTS` attempts.
 - `fail`: mark an unfinished row failed, with the reason, and tell its `Work` (in the same
   transaction, so a failure is never stored without its review item).
+- `heartbeat`: a running row's `heartbeat_at` is set when it is claimed and moved on as its
+  results are stored (at most every `DEBATE_HEARTBEAT_INTERVAL` seconds, in the transaction that
+  stores them).
 - `sweep`: every registered kind, rows queued past `DEBATE_QUEUED_DEADLINE` (their message was
-  lost) or running with no change past `DEBATE_RUNNING_DEADLINE` (their worker was lost), whose
-  lock is free, are re-enqueued; after `DEBATE_MAX_RECOVERIES` re-enqueues the sweeper gives up
-  and fails them. The runner's lock is its heartbeat: a live runner is never swept.
+  lost; sooner when the broker holds fewer messages than there are queued rows: it lost its
+  queue), or running with a heartbeat older than `DEBATE_HEARTBEAT_TIMEOUT` (their worker may be
+  lost), whose lock is free, are re-enqueued; after `DEBATE_MAX_RECOVERIES` re-enqueues the
+  sweeper gives up and fails them. The lock decides: a stale heartbeat only makes a row a
+  candidate, and a live runner (waiting on a slow call, say) holds its lock and is never swept.
+- `TransientFailure`: a run that stopped on a failure worth trying again later (a model that
+  stayed unavailable through a call's bounded attempts) goes back to queued, and its task
+  retries it with backoff; what was stored is kept, so the retry resumes.
 - `requeue_failed`: queue a failed row again with its counters reset, from what is stored.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +40,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import F, Q
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
@@ -64,6 +73,10 @@ class DurableRun(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When its runner last showed progress (claimed it, stored a result).",
+    )
 
     class Meta:
         abstract = True
@@ -132,6 +145,10 @@ class Work:
     def readable_error(self, exc: BaseException) -> str:
         return f"{type(exc).__name__}: {exc}"
 
+    def is_transient(self, exc: BaseException) -> bool:
+        """Whether the failure may pass if the row is run again later (its task retries it)."""
+        return False
+
     def failed(self, row) -> None:
         """Told inside the transaction that failed `row` (saved as failed, still locked)."""
 
@@ -151,6 +168,16 @@ def register(work: Work) -> Work:
 # --- claiming, running, failing ------------------------------------------------------------------
 
 
+class TransientFailure(Exception):
+    """Raised by `run` when the row stopped on a transient failure and went back to queued:
+    the caller (its task) runs it again later. `cause` is the failure, `error` its reading."""
+
+    def __init__(self, cause: BaseException, error: str):
+        super().__init__(error)
+        self.cause = cause
+        self.error = error
+
+
 def claim(work: Work, pk) -> bool:
     """queued -> running, or take over a running row (its runner is gone if the caller holds
     the lock); one more attempt is counted. False when there is nothing to run, or when it was
@@ -164,14 +191,49 @@ def claim(work: Work, pk) -> bool:
             started_at=Coalesce(F("started_at"), now),
             attempts=F("attempts") + 1,
             updated_at=now,
+            heartbeat_at=now,
         )
     )
 
 
-def run(work: Work, pk):
+class Heartbeat:
+    """A runner's heartbeat: `beat()` is called as results are stored, inside the transaction
+    that stores them; it writes only when `DEBATE_HEARTBEAT_INTERVAL` seconds have passed since
+    the last write (claiming wrote the first), so a run of quick calls costs no extra query."""
+
+    def __init__(self, model: type[DurableRun], pk):
+        self.model = model
+        self.pk = pk
+        self.last = time.monotonic()
+
+    def beat(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < settings.DEBATE_HEARTBEAT_INTERVAL:
+            return False
+        self.last = now
+        self.model.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now())
+        return True
+
+
+def requeue_for_retry(work: Work, pk, *, error: str) -> bool:
+    """A running row that stopped on a transient failure goes back to queued, its error noted
+    and this start not counted (it ended cleanly; `attempts` counts runners that died)."""
+    return bool(
+        work.model.objects.filter(pk=pk, status=RunStatus.RUNNING).update(
+            status=RunStatus.QUEUED,
+            error=f"Will retry: {error}"[:5000],
+            attempts=Greatest(F("attempts") - 1, 0),
+            updated_at=timezone.now(),
+        )
+    )
+
+
+def run(work: Work, pk, *, may_retry: bool = False):
     """Run (or resume) one row to its end; safe to call twice, also at once.
 
     Returns the row as it ended, or None when another runner holds it or it had already ended.
+    With `may_retry`, a failure its `Work` calls transient puts the row back to queued and
+    raises `TransientFailure` (the task retries it later) instead of failing it for good.
     """
     with work.lock(pk) as acquired:
         if not acquired:
@@ -190,8 +252,12 @@ def run(work: Work, pk):
         try:
             work.execute(row)
         except Exception as exc:
+            error = work.readable_error(exc)
+            if may_retry and work.is_transient(exc) and requeue_for_retry(work, pk, error=error):
+                logger.warning("%s %s stopped on a transient failure: %s", work.noun, pk, error)
+                raise TransientFailure(exc, error) from exc
             logger.exception("%s %s failed", work.noun, pk)
-            fail(work, pk, error=work.readable_error(exc))
+            fail(work, pk, error=error)
         row.refresh_from_db()
         return row
 
@@ -258,14 +324,17 @@ class SweepReport:
         )
 
 
-def _stuck(work: Work, *, now: datetime, limit: int) -> list[tuple]:
-    """(id, status, updated_at, recoveries) of unfinished rows past their deadline."""
-    queued_before = now - timedelta(seconds=settings.DEBATE_QUEUED_DEADLINE)
-    running_before = now - timedelta(seconds=settings.DEBATE_RUNNING_DEADLINE)
+def _stuck(work: Work, *, now: datetime, limit: int, queued_deadline: int) -> list[tuple]:
+    """(id, status, updated_at, recoveries) of unfinished rows past their deadline: queued for
+    longer than `queued_deadline`, or running with a heartbeat older than
+    `DEBATE_HEARTBEAT_TIMEOUT`."""
+    queued_before = now - timedelta(seconds=queued_deadline)
+    beat_before = now - timedelta(seconds=settings.DEBATE_HEARTBEAT_TIMEOUT)
     return list(
         work.model.objects.filter(
             Q(status=RunStatus.QUEUED, updated_at__lt=queued_before)
-            | Q(status=RunStatus.RUNNING, updated_at__lt=running_before)
+            | Q(status=RunStatus.RUNNING, updated_at__lt=beat_before)
+            & (Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=beat_before))
         )
         .order_by("updated_at")
         .values_list("pk", "status", "updated_at", "recoveries")[:limit]
@@ -281,7 +350,7 @@ def give_up_reason(work: Work, status: str, recoveries: int) -> str:
         )
     return (
         f"Gave up after {recoveries} restarts: the worker running the {work.noun} was lost "
-        f"each time (no progress for {settings.DEBATE_RUNNING_DEADLINE} s and no live runner)."
+        f"each time (no heartbeat for {settings.DEBATE_HEARTBEAT_TIMEOUT} s and no live runner)."
     )
 
 
@@ -292,10 +361,13 @@ def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int)
         if recoveries >= settings.DEBATE_MAX_RECOVERIES:
             fail(work, pk, error=give_up_reason(work, status, recoveries))
             return "gave_up"
-        # Only if nothing moved since we looked (a runner may have finished it meanwhile).
+        # Only if nothing moved since we looked (a runner may have finished it meanwhile). A
+        # row re-enqueued is queued: its message waits for a worker, under the queued deadline.
         bumped = work.model.objects.filter(
             pk=pk, status__in=UNFINISHED, updated_at=seen_at
-        ).update(recoveries=F("recoveries") + 1, updated_at=timezone.now())
+        ).update(
+            status=RunStatus.QUEUED, recoveries=F("recoveries") + 1, updated_at=timezone.now()
+        )
     if not bumped:
         return "moved_on"
     # Enqueued after the lock is released, or the new run could find it taken and skip.
@@ -303,12 +375,20 @@ def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int)
     return "requeued"
 
 
-def recover_stuck(work: Work, *, now: datetime | None = None, limit: int = 200) -> SweepReport:
+def recover_stuck(
+    work: Work, *, now: datetime | None = None, limit: int = 200,
+    queued_deadline: int | None = None,
+) -> SweepReport:
     """Re-enqueue one kind's stuck rows, or give up on those re-enqueued too often. Safe to run
-    twice at once: each row is handled under its advisory lock, and only if it did not change."""
+    twice at once: each row is handled under its advisory lock, and only if it did not change.
+    `queued_deadline` defaults to `DEBATE_QUEUED_DEADLINE`."""
     now = now or timezone.now()
+    if queued_deadline is None:
+        queued_deadline = settings.DEBATE_QUEUED_DEADLINE
     report = SweepReport()
-    for pk, status, seen_at, recoveries in _stuck(work, now=now, limit=limit):
+    for pk, status, seen_at, recoveries in _stuck(
+        work, now=now, limit=limit, queued_deadline=queued_deadline
+    ):
         outcome = _recover(work, pk, status=status, seen_at=seen_at, recoveries=recoveries)
         if outcome != "moved_on":
             getattr(report, outcome).append(str(pk))
@@ -317,7 +397,66 @@ def recover_stuck(work: Work, *, now: datetime | None = None, limit: int = 200) 
     return report
 
 
+# Redis keeps a queue's messages in a list per priority (the name, then the name with a
+# separator and the priority: kombu's layout) and the ones delivered but not acknowledged yet
+# (running, or waiting for their countdown in a worker) in one hash.
+_PRIORITY_SEPARATOR = "\x06\x16"
+_PRIORITY_STEPS = (3, 6, 9)
+_UNACKED = "unacked"
+
+
+def broker_messages() -> int | None:
+    """How many task messages the broker holds for the default queue: waiting, or delivered and
+    not acknowledged. None when the broker is not Redis or cannot be asked."""
+    from celery import current_app
+
+    url = current_app.conf.broker_url or ""
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    import redis
+
+    queue = current_app.conf.task_default_queue
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        try:
+            pipe = client.pipeline(transaction=False)
+            pipe.llen(queue)
+            for step in _PRIORITY_STEPS:
+                pipe.llen(f"{queue}{_PRIORITY_SEPARATOR}{step}")
+            pipe.hlen(_UNACKED)
+            return sum(pipe.execute())
+        finally:
+            client.close()
+    except redis.RedisError:
+        logger.warning("sweeper: could not count the broker's messages", exc_info=True)
+        return None
+
+
+def broker_lost_queue(*, now: datetime) -> bool:
+    """Whether the broker lost messages: it holds fewer than there are rows queued for longer
+    than `DEBATE_LOST_QUEUE_GRACE` (each queued row has one message, waiting or delivered).
+    A backlog the workers have not reached yet keeps its messages, so it never looks lost."""
+    before = now - timedelta(seconds=settings.DEBATE_LOST_QUEUE_GRACE)
+    queued = sum(
+        work.model.objects.filter(status=RunStatus.QUEUED, updated_at__lt=before).count()
+        for work in _WORKS.values()
+    )
+    if not queued:
+        return False
+    held = broker_messages()
+    return held is not None and held < queued
+
+
 def sweep(*, now: datetime | None = None, limit: int = 200) -> dict[str, SweepReport]:
-    """One sweep of every registered kind of work: what beat runs."""
+    """One sweep of every registered kind of work: what beat runs. When the broker lost its
+    queue, rows queued for longer than `DEBATE_LOST_QUEUE_GRACE` are re-enqueued at once
+    (a message that was not lost after all makes a second run, which finds the row taken)."""
     now = now or timezone.now()
-    return {name: recover_stuck(work, now=now, limit=limit) for name, work in _WORKS.items()}
+    queued_deadline = None
+    if broker_lost_queue(now=now):
+        queued_deadline = settings.DEBATE_LOST_QUEUE_GRACE
+        logger.warning("sweeper: the broker holds fewer messages than queued work; re-enqueuing")
+    return {
+        name: recover_stuck(work, now=now, limit=limit, queued_deadline=queued_deadline)
+        for name, work in _WORKS.items()
+    }

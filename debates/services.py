@@ -198,6 +198,9 @@ class DebateWork(runs.Work):
             return f"The debate cannot run as configured: {exc}"
         return super().readable_error(exc)
 
+    def is_transient(self, exc: BaseException) -> bool:
+        return isinstance(exc, gateway.LLMError) and not exc.permanent
+
     def failed(self, row: Debate) -> None:
         review_item_for_failure(debate=row)
         webhooks.notify_debate_event(debate_id=row.pk, event=webhooks.Event.DEBATE_FAILED)
@@ -209,12 +212,14 @@ class DebateWork(runs.Work):
 DEBATES = DebateWork()
 
 
-def debate_run(*, debate_id) -> Debate | None:
+def debate_run(*, debate_id, may_retry: bool = False) -> Debate | None:
     """Run (or resume) a debate to its end. Safe to call twice, also at the same time.
 
-    Returns the debate, or None when another runner holds it or it has already ended.
+    Returns the debate, or None when another runner holds it or it has already ended. With
+    `may_retry`, a model that stayed unavailable puts the debate back to queued and raises
+    `runs.TransientFailure` (its task retries it later) instead of failing it.
     """
-    return runs.run(DEBATES, debate_id)
+    return runs.run(DEBATES, debate_id, may_retry=may_retry)
 
 
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
@@ -244,9 +249,12 @@ class _DebateRunner:
         )
         # Replies stored by this run or an earlier one, learnt as each step starts (`_start`).
         self.done: dict[str, dict] = {}
+        # Replies the defense layer flagged (screened as they are stored): the debate's review.
+        self.flagged: dict[str, list] = {}
         self.rounds: dict[int, Round] = {}
         self.call_ids: dict[str, int] = {}
         self.statement_ids: dict[str, int] = {}
+        self.heartbeat = runs.Heartbeat(Debate, debate.pk)
 
     def run(self) -> None:
         steps = self.protocol.run()
@@ -268,7 +276,7 @@ class _DebateRunner:
         )
 
     def _round_rows(self, number: int, name: str, rows) -> None:
-        for kind, pk, value, _ in rows:
+        for kind, pk, value, *_ in rows:
             if kind == "r":
                 self.rounds[number] = Round(
                     id=pk, debate=self.debate, number=number, name=name, status=value
@@ -282,7 +290,7 @@ class _DebateRunner:
         parts, selects, params = [], [], []
         if number not in self.rounds or completed:
             parts.append(self._round_part(number, name, completed=completed))
-            selects.append("SELECT 'r', id, status, NULL::jsonb FROM r")
+            selects.append("SELECT 'r', id, status, NULL::jsonb, NULL::jsonb FROM r")
         if requests:
             table = LLMCall._meta.db_table
             parts.append(onetrip.insert(
@@ -305,20 +313,24 @@ class _DebateRunner:
                 update_fields=("status", "prompt", "model"),
                 update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
             ))
-            selects.append("SELECT 'c', id, key, NULL::jsonb FROM c")
+            selects.append("SELECT 'c', id, key, NULL::jsonb, NULL::jsonb FROM c")
             selects.append(
-                f"SELECT 'd', id, key, parsed FROM {table} WHERE debate_id = %s AND "
+                f"SELECT 'd', id, key, parsed, injection_findings FROM {table} "
+                f"WHERE debate_id = %s AND "
                 f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
             )
             params += [self.debate.pk, [r.key for r in requests]]
         rows = onetrip.execute(parts, " UNION ALL ".join(selects), params)
         self._round_rows(number, name, rows)
         parsed_field = LLMCall._meta.get_field("parsed")
-        for kind, pk, key, parsed in rows:
+        findings_field = LLMCall._meta.get_field("injection_findings")
+        for kind, pk, key, parsed, findings in rows:
             if kind == "c":
                 self.call_ids[key] = pk
             elif kind == "d":  # read as the ORM reads it
                 self.done[key] = parsed_field.from_db_value(parsed, None, connection)
+                if findings := findings_field.from_db_value(findings, None, connection):
+                    self.flagged[key] = findings
 
     def _run_step(self, step) -> Results:
         todo = [c for c in step.calls if c.key not in self.done]
@@ -401,11 +413,15 @@ class _DebateRunner:
         parsed = reply.as_json()
         call_id = self.call_ids[request.key]
         participant = self.participants[request.participant]
+        findings = defense.screen_reply(response.content)
+        if findings:
+            self.flagged[request.key] = findings
         parts = [
             onetrip.update(
                 "call", LLMCall, call_id,
                 LLMCall.done_fields(
-                    response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error
+                    response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error,
+                    injection_findings=findings,
                 ),
             )
         ]
@@ -455,6 +471,7 @@ class _DebateRunner:
         if closes_round:
             rnd.status, rnd.completed_at = Round.Status.COMPLETED, completed_at
         self.done[request.key] = parsed
+        self.heartbeat.beat()
         return reply
 
     def _store_extras(self) -> list[onetrip.Part]:
@@ -506,6 +523,11 @@ class _DebateRunner:
             metadata = outcome.metadata(debate.metadata)
             if debate.injection_findings:
                 metadata["injection_suspected"] = True
+            if self.flagged:
+                metadata["injection_in_replies"] = [
+                    {"call": key, "kinds": sorted({f["kind"] for f in found})}
+                    for key, found in sorted(self.flagged.items())
+                ]
             finished = Debate.objects.filter(
                 Q(id=debate.id), Q(status=Debate.Status.RUNNING)
             ).update(

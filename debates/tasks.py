@@ -4,13 +4,29 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from debates import recovery, services, webhooks
+from debates import recovery, runs, services, webhooks
 
 
-@shared_task(name="debates.run_debate", acks_late=True, reject_on_worker_lost=True)
-def run_debate(debate_id: str) -> str:
+def retry_delay(retry: int) -> float:
+    """Seconds before a task's `retry`-th retry (1, 2, ...): doubled each time, capped."""
+    delay = settings.DEBATE_TASK_RETRY_DELAY * (2 ** (retry - 1))
+    return min(delay, settings.DEBATE_TASK_RETRY_MAX_DELAY)
+
+
+@shared_task(name="debates.run_debate", bind=True, acks_late=True, reject_on_worker_lost=True)
+def run_debate(self, debate_id: str) -> str:
+    """Run a debate. A model that stayed unavailable through a call's attempts makes the task
+    retry later (`DEBATE_TASK_MAX_RETRIES`, with backoff), resuming from what is stored; past
+    that, or on a permanent error, the debate fails into the review queue."""
+    retries = self.request.retries
     try:
-        debate = services.debate_run(debate_id=debate_id)
+        debate = services.debate_run(
+            debate_id=debate_id, may_retry=retries < settings.DEBATE_TASK_MAX_RETRIES
+        )
+    except runs.TransientFailure:
+        raise self.retry(
+            countdown=retry_delay(retries + 1), max_retries=settings.DEBATE_TASK_MAX_RETRIES
+        ) from None
     except SoftTimeLimitExceeded:
         services.debate_fail(
             debate_id=debate_id, error="The debate ran past its time limit and was stopped."

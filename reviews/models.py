@@ -28,6 +28,9 @@ class ReviewItem(models.Model):
             triage.HIGH_RISK_DISSENT, triage.REASONS[triage.HIGH_RISK_DISSENT][0]
         )
         PROMPT_INJECTION = triage.PROMPT_INJECTION, triage.REASONS[triage.PROMPT_INJECTION][0]
+        INJECTION_IN_REPLY = (
+            triage.INJECTION_IN_REPLY, triage.REASONS[triage.INJECTION_IN_REPLY][0]
+        )
         PARSE_FAILURE = triage.PARSE_FAILURE, triage.REASONS[triage.PARSE_FAILURE][0]
         FLAG_FOR_REVIEW = triage.FLAG_FOR_REVIEW, triage.REASONS[triage.FLAG_FOR_REVIEW][0]
         SPLIT_VOTE = triage.SPLIT_VOTE, triage.REASONS[triage.SPLIT_VOTE][0]

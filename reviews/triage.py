@@ -10,6 +10,8 @@ reason                        raised when
 ``high_risk_dissent``         ``high_risk_outvoted``: a vote with risk above 75 disagreed
                               with the decision and was outvoted
 ``prompt_injection``          ``injection_suspected`` or the defense layer's findings
+``injection_in_reply``        ``injection_in_replies``: a model's reply held what the defense
+                              layer flags as prompt injection (withheld from its peers)
 ``parse_failure``             ``parse_failures``: a reply could not be parsed and became the
                               fail-safe REFUSE
 ``flag_for_review``           raised by a protocol (arbitration could not settle a point)
@@ -37,11 +39,14 @@ go. These reasons are never taken from a protocol's ``review_reasons``.
 Priority (higher is reviewed first) = the reason's base + one point per full 10 of the
 debate's highest risk (``max_risk``, 0-100, so 0-10 points)::
 
-    safety_veto 80, high_risk_dissent 80, prompt_injection 70, debate_failed 70,
+    safety_veto 80, high_risk_dissent 80, injection_in_reply 75, prompt_injection 70,
+    debate_failed 70,
     run_failed 70, parse_failure 60, flag_for_review 60, split_vote 50, no_consensus 50,
     uncertain 40, low_confidence 30
 
 so a veto or an outvoted high-risk assessment (80-90) always comes before a split (50-60),
+a model that turned on its peers mid-debate (its decision stands meanwhile) before an injection
+attempt in the question (which every agent saw flagged as data),
 and among items of the same reason the riskier debate comes first. A failure comes after a
 veto or an outvoted high risk (those answers may already be acted on; a failed debate gave no
 answer to act on) and before every outcome whose machine decision stands meanwhile (a parse
@@ -58,6 +63,7 @@ from typing import Any
 SAFETY_VETO = "safety_veto"
 HIGH_RISK_DISSENT = "high_risk_dissent"
 PROMPT_INJECTION = "prompt_injection"
+INJECTION_IN_REPLY = "injection_in_reply"
 PARSE_FAILURE = "parse_failure"
 FLAG_FOR_REVIEW = "flag_for_review"
 SPLIT_VOTE = "split_vote"
@@ -71,6 +77,7 @@ RUN_FAILED = "run_failed"
 REASONS: dict[str, tuple[str, int]] = {
     SAFETY_VETO: ("Safety veto", 80),
     HIGH_RISK_DISSENT: ("High-risk dissent outvoted", 80),
+    INJECTION_IN_REPLY: ("Prompt injection in a model's reply", 75),
     PROMPT_INJECTION: ("Suspected prompt injection", 70),
     DEBATE_FAILED: ("Debate failed", 70),
     RUN_FAILED: ("Contradiction run failed", 70),

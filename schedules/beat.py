@@ -64,6 +64,32 @@ class BeatLock:
 _PROCESS_LOCK = BeatLock()
 
 
+def beat_is_running() -> bool:
+    """Whether a beat holds the single-beat lock on this database (read from `pg_locks`, without
+    taking the lock: a beat starting at that moment is not turned away)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT EXISTS (
+                SELECT 1 FROM pg_locks
+                WHERE locktype = 'advisory' AND granted AND objsubid = 1
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(%s, 0)
+            )
+            """,
+            [LOCK_NAME],
+        )
+        return cursor.fetchone()[0]
+
+
+NO_BEAT_WARNING = (
+    "No celery beat is running on this database. Beat runs the sweeper that brings back debates "
+    "and contradiction runs whose worker died or whose queued message the broker lost (and fires "
+    "scheduled debates); without it they stay queued or running. Start exactly one: "
+    "`celery -A config beat -l info`."
+)
+
+
 class SingleBeatScheduler(DatabaseScheduler):
     """`DatabaseScheduler` that refuses to run alongside another beat on the same database."""
 

@@ -232,15 +232,19 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
 
 # --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
-# Every DEBATE_SWEEP_INTERVAL seconds the sweeper re-enqueues debates (and contradiction runs:
-# the same settings) queued for longer than DEBATE_QUEUED_DEADLINE, or running for longer than
-# DEBATE_RUNNING_DEADLINE without a live runner. A live run cannot outlast the hard time limit,
-# hence that default.
-DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=60)
+# Every DEBATE_SWEEP_INTERVAL seconds the sweeper (run by beat: exactly one beat) re-enqueues
+# debates (and contradiction runs: the same settings) queued for longer than
+# DEBATE_QUEUED_DEADLINE (or DEBATE_LOST_QUEUE_GRACE when the broker holds fewer messages than
+# there are queued rows: it lost its queue), and those running whose heartbeat is older than
+# DEBATE_HEARTBEAT_TIMEOUT and whose advisory lock no live runner holds (the lock ends with a
+# dead runner's database connection). Runners move their heartbeat on as they store results, at
+# most every DEBATE_HEARTBEAT_INTERVAL seconds. Worst case after a worker dies: heartbeat
+# timeout + sweep interval (60 s by default), then the debate's remaining calls.
+DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=30)
 DEBATE_QUEUED_DEADLINE = env.int("DEBATE_QUEUED_DEADLINE", default=300)
-DEBATE_RUNNING_DEADLINE = env.int(
-    "DEBATE_RUNNING_DEADLINE", default=CELERY_TASK_TIME_LIMIT + 60
-)
+DEBATE_LOST_QUEUE_GRACE = env.int("DEBATE_LOST_QUEUE_GRACE", default=30)
+DEBATE_HEARTBEAT_TIMEOUT = env.int("DEBATE_HEARTBEAT_TIMEOUT", default=30)
+DEBATE_HEARTBEAT_INTERVAL = env.float("DEBATE_HEARTBEAT_INTERVAL", default=10.0)
 # After this many re-enqueues the sweeper marks the debate (run) failed and queues a review.
 DEBATE_MAX_RECOVERIES = env.int("DEBATE_MAX_RECOVERIES", default=3)
 # A debate whose worker died this many times (e.g. killed for memory) is not started again.
@@ -260,9 +264,19 @@ CELERY_BEAT_SCHEDULE = {
 DEBATE_DEFAULT_MODEL = env.str("DEBATE_DEFAULT_MODEL", default="offline/heuristic-demo")
 # What `auto` picks for a question without a debate trigger keyword: s4, or vote (no debate).
 DEBATE_AUTO_FALLBACK = env.str("DEBATE_AUTO_FALLBACK", default="s4")
+# Production settings turn this off: the offline model may then not be the default (a system
+# check error says how to set a real model).
+DEBATE_ALLOW_OFFLINE_MODEL = env_bool("DEBATE_ALLOW_OFFLINE_MODEL", default=True)
 DEBATE_LLM_TIMEOUT = env.float("DEBATE_LLM_TIMEOUT", default=60.0)
 DEBATE_LLM_MAX_RETRIES = env.int("DEBATE_LLM_MAX_RETRIES", default=3)
 DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=1.0)
+# A debate (contradiction run) whose call stayed unavailable through its bounded attempts is
+# retried by its task later (Celery's retry, from what is stored), up to DEBATE_TASK_MAX_RETRIES
+# times, after DEBATE_TASK_RETRY_DELAY seconds doubled each time (capped at
+# DEBATE_TASK_RETRY_MAX_DELAY); after that, or on a permanent error, it fails into review.
+DEBATE_TASK_MAX_RETRIES = env.int("DEBATE_TASK_MAX_RETRIES", default=5)
+DEBATE_TASK_RETRY_DELAY = env.float("DEBATE_TASK_RETRY_DELAY", default=10.0)
+DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=120.0)
 # Simulated latency of the offline model, in seconds (benchmarks and live demos).
 DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
@@ -283,7 +297,8 @@ LOGGING = {
 REVIEW_ENQUEUE_REASONS = env.list(
     "REVIEW_ENQUEUE_REASONS",
     default=[
-        "safety_veto", "high_risk_dissent", "prompt_injection", "parse_failure",
+        "safety_veto", "high_risk_dissent", "injection_in_reply", "prompt_injection",
+        "parse_failure",
         "flag_for_review", "split_vote", "no_consensus", "uncertain", "low_confidence",
         "debate_failed", "run_failed",
     ],

@@ -33,3 +33,6 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
+# The scripted offline model is a demo: `manage.py check` (and every command that runs checks)
+# refuses it as the default model unless this is set (agents.E001).
+DEBATE_ALLOW_OFFLINE_MODEL = env.bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)

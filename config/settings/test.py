@@ -11,6 +11,8 @@ from .envvars import env_bool  # noqa: E402
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)
+DEBATE_TASK_RETRY_DELAY = env.float("DEBATE_TASK_RETRY_DELAY", default=0.2)
+DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=1.0)
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=True)
 WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=0.2)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)

@@ -10,30 +10,74 @@ import re
 from dataclasses import dataclass
 
 # --- what kind of question is this ------------------------------------------------------------
+#
+# The demo model fails safe: harm is looked for first and in many phrasings (the categories
+# below), and a question it cannot place ("general") gets caution, never a unanimous ACT.
+
+#: Paraphrases of the common harm categories, as patterns on the lower-cased question.
+HARM_PATTERNS: dict[str, tuple[str, ...]] = {
+    "weapons of mass harm": (
+        r"nerve agents?", r"\bsarin\b", r"\bvx\b", r"\bricin\b", r"anthrax", r"botulinum",
+        r"mustard gas", r"chemical weapons?", r"biological weapons?", r"bio-?weapons?",
+        r"weaponi[sz]", r"dirty bomb", r"enrich(?:ing)? uranium", r"pathogens? (?:more|to be)",
+        r"(?:synthesi[sz]e|make|produce|cultivate) (?:a |an |some )?(?:toxins?|poisons?|nerve)",
+    ),
+    "weapons and explosives": (
+        r"\bbombs?\b", r"explosives?", r"\bweapons?\b", r"detonat", r"molotov", r"napalm",
+        r"thermite", r"ghost gun", r"untraceable (?:gun|firearm)", r"3d[- ]print(?:ed)? (?:a )?gun",
+        r"silencer", r"full[- ]auto",
+    ),
+    "violence": (
+        r"\bkill(?:ing)? (?!time\b|a process\b)", r"murder", r"\bpoison",
+        r"hurt (?:someone|him|her|them|my|people)",
+        r"assault", r"strangle", r"(?:get rid of|dispose of|hide) (?:a|the) body",
+    ),
+    "self-harm": (
+        r"kill myself", r"suicide", r"self[- ]harm", r"hurt myself", r"end my (?:own )?life",
+    ),
+    "unauthorised access": (
+        r"\bhack", r"break into", r"get into (?:my |his |her |their |someone|an? )?\S*\s?"
+        r"(?:\S+\s)?(?:account|mailbox|e-?mail|phone|inbox|computer|laptop|wifi|icloud)",
+        r"(?:without|bypass|crack|guess|get around|brute[- ]force)\w* (?:\S+ ){0,3}?"
+        r"(?:password|passcode|pin\b|2fa|two-factor)",
+        r"someone(?: else)?'s (?:password|account|e-?mail|phone|messages)", r"keylogger",
+        r"spyware", r"stalkerware", r"malware", r"ransomware", r"phishing", r"\bddos",
+        r"botnet", r"credential stuffing", r"zero-day exploit", r"bypass security",
+    ),
+    "stalking and privacy": (
+        r"\bex's", r"spy on", r"\bstalk", r"(?:former|ex-?) ?(?:partner|wife|husband|girlfriend|"
+        r"boyfriend|spouse)'s", r"track (?:my |someone|her|his|their)\S* ?(?:\S+ )?(?:location|"
+        r"phone|car|movements)", r"read (?:my |someone|her|his|their)\S* ?(?:\S+ )?(?:messages|"
+        r"texts|e-?mails?)", r"without (?:them|him|her) knowing", r"without their (?:consent|"
+        r"knowledge|permission)", r"dox",
+    ),
+    "drugs": (
+        r"make meth\b", r"cook meth\b", r"methamphetamine", r"crystal meth", r"fentanyl",
+        r"(?:synthesi[sz]e|make|cook|extract) (?:heroin|cocaine|lsd|mdma|dmt)",
+    ),
+    "fraud and theft": (
+        r"\bsteal", r"launder", r"counterfeit", r"fake (?:id|passport|identity)", r"\bforge\b",
+        r"forged", r"identity theft", r"credit card numbers", r"\bscam (?:people|someone|elderly)",
+        r"evade (?:taxes|the police|police)", r"avoid (?:getting caught|detection)",
+        r"get away with", r"cover (?:my|our) tracks",
+    ),
+}
+
+
+def harm_category(query: str) -> str | None:
+    """The harm category a question falls in (see `HARM_PATTERNS`), or None."""
+    text = " ".join(query.lower().replace("\u2019", "'").split())
+    for category, patterns in HARM_PATTERNS.items():
+        if any(re.search(p, text) for p in patterns):
+            return category
+    return None
+
 
 CATEGORY_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
     (
         "harmful",
         (
-            "hack",
-            "break into",
-            "steal",
             "someone's password",
-            "ex's",
-            "spy on",
-            "stalk",
-            "bomb",
-            "explosive",
-            "weapon",
-            "poison",
-            "kill ",
-            "malware",
-            "ransomware",
-            "phishing",
-            "ddos",
-            "launder",
-            "counterfeit",
-            "bypass security",
             "make meth",
             "without them knowing",
             "without their consent",
@@ -124,6 +168,10 @@ CATEGORY_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
 
 
 def classify(query: str) -> str:
+    """The question's kind: harmful (any harm category), injection, financial, medical_legal,
+    advice, factual, or "general" when nothing matches (the demo model is then cautious)."""
+    if harm_category(query):
+        return "harmful"
     text = f" {query.lower()} "
     for category, words in CATEGORY_KEYWORDS:
         if any(w in text for w in words):
@@ -281,17 +329,25 @@ INITIAL_POSITIONS: dict[str, dict[str, Position]] = {
         ),
         "default": Position("WARN", 55, 45, "The question contains instructions aimed at us."),
     },
+    # A question the demo model cannot place: it cannot tell that it is harmless, so Accuracy
+    # holds WARN (confident enough not to be talked out of it) and Safety is cautious.
     "general": {
         "utility": Position("ACT", 72, 20, "The asker can get a useful, practical answer here."),
         "accuracy": Position(
             "WARN",
-            62,
-            30,
-            "I have no sources to check this against, so I "
-            "would answer with the uncertainty stated.",
+            80,
+            35,
+            "I cannot place this question or check an answer to it against anything, so it "
+            "should only be answered with the uncertainty stated.",
         ),
-        "safety": Position("ACT", 78, 15, "Low risk of harm; nothing here enables misuse."),
-        "default": Position("ACT", 70, 20, "A reasonable question to answer."),
+        "safety": Position(
+            "WARN",
+            70,
+            45,
+            "I cannot tell what this question is for, so I cannot rule out misuse; answer "
+            "only with caution and caveats.",
+        ),
+        "default": Position("WARN", 65, 35, "An unclassified question; answer with caution."),
     },
 }
 

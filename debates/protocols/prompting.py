@@ -7,7 +7,12 @@ import re
 import string
 from typing import Any
 
-from debates.defense import QUERY_DATA_INSTRUCTION, neutralise_query_tags
+from debates.defense import (
+    QUERY_DATA_INSTRUCTION,
+    REPLY_WITHHELD,
+    detect_injection,
+    neutralise_query_tags,
+)
 from debates.protocols.base import ParticipantSpec
 
 #: Agent-written text shown in a prompt stands between these lines (see `quoted`).
@@ -16,8 +21,13 @@ QUOTED_BLOCK = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 
 
 def quoted(text: str) -> str:
-    """Agent-written text placed inside a later prompt: it cannot open or close our blocks."""
-    return neutralise_query_tags(text or "").replace("<<<", "< < <").replace(">>>", "> > >")
+    """Agent-written text placed inside a later prompt: it cannot open or close our blocks
+    (`<<<` / `>>>`, the question's tags), and text the defense layer flags as an injection
+    attempt is not shown at all (`REPLY_WITHHELD` stands in its place)."""
+    text = text or ""
+    if detect_injection(text):
+        return REPLY_WITHHELD
+    return neutralise_query_tags(text).replace("<<<", "< < <").replace(">>>", "> > >")
 
 
 def one_line(text: str) -> str:

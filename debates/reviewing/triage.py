@@ -19,6 +19,7 @@ from reviews.triage import (
     FAILURE_REASONS,
     FLAG_FOR_REVIEW,
     HIGH_RISK_DISSENT,
+    INJECTION_IN_REPLY,
     LOW_CONFIDENCE,
     PARSE_FAILURE,
     PROMPT_INJECTION,
@@ -78,6 +79,16 @@ def _rule_flags(metadata: Mapping[str, Any], injection_findings: Sequence[Any]) 
             PROMPT_INJECTION,
             "Suspected prompt injection" + (f": {', '.join(kinds)}" if kinds else ""),
             {"kinds": kinds},
+        ))
+    in_replies = [r for r in metadata.get("injection_in_replies") or [] if isinstance(r, Mapping)]
+    if in_replies:
+        described = "; ".join(
+            f"{r.get('call')} ({', '.join(r.get('kinds') or []) or '?'})" for r in in_replies
+        )
+        found.append((
+            INJECTION_IN_REPLY,
+            f"Suspected prompt injection in a model's reply: {described}",
+            {"calls": [r.get("call") for r in in_replies]},
         ))
     failures = list(metadata.get("parse_failures") or [])
     if failures:

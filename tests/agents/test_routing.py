@@ -236,7 +236,7 @@ def test_staff_read_the_routing_in_force_in_the_admin(client, django_user_model,
 
 
 def test_manage_py_check_reports_a_bad_routing_configuration(settings):
-    from agents.apps import check_model_routing
+    from agents.checks import check_model_routing
 
     assert check_model_routing() == []
     settings.DEBATE_MODEL_ROUTES = {"turn:*": "nosuch"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -121,7 +122,7 @@ def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
                    extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
     # Redis keeps the dead worker's message unacknowledged for an hour: the sweeper brings
     # the debate back.
-    assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_RUNNING_DEADLINE)
+    assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_HEARTBEAT_TIMEOUT)
 
     done = _assert_completed_like_an_uninterrupted_run(
         debate, expected, stored, lambda: call_log.read(tmp_path / "second.calls")
@@ -174,3 +175,56 @@ def test_debates_whose_queue_redis_lost_are_recovered_by_the_sweeper(
     assert [d.decision for d in finished] == ["ACT", "WARN", "REFUSE"]
     assert all((d.attempts, d.recoveries) == (1, 1) for d in finished)
     assert all(_outcome(d)["statements"] == 6 for d in finished)
+
+
+# --- on default recovery settings, with beat: how soon work comes back --------------------------
+
+RECOVERY_BOUND = 90  # seconds, README: "Recovery"
+
+
+def test_on_default_settings_a_killed_worker_and_a_lost_queue_recover_within_90_seconds(
+    worker_factory, default_agents, private_queue, redis_client, tmp_path
+):
+    """No clock is moved here: beat runs the sweeper on its own schedule, with the default
+    heartbeat timeout, sweep interval and lost-queue grace."""
+    from tests.schedules.test_beat import Beat
+
+    expected = _uninterrupted_outcome()
+    first, crashed = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "first")
+    first.kill()  # SIGKILL to the whole worker: its message stays unacknowledged in Redis
+    stored = _stored_calls(crashed)
+    lost = [services.debate_create(query=q) for q in
+            ("What is the capital of France?", "How do I hack into my ex's email?")]
+    redis_client.flushdb()  # and Redis restarted, losing the queue (and that message)
+
+    second = worker_factory("second", app="tests.recovery.call_log",
+                            extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
+    available = time.monotonic()
+    assert "No celery beat is running" in second.log.read_text()  # the worker says so
+    beat = Beat(tmp_path / "beat.log", private_queue)
+    try:
+        beat.wait_holding_lock()
+        ids = [crashed.id, *(d.id for d in lost)]
+        seconds = {}
+
+        def all_done():
+            for debate in Debate.objects.filter(id__in=ids, status="completed"):
+                seconds.setdefault(debate.id, time.monotonic() - available)
+            return len(seconds) == len(ids)
+
+        wait_for(all_done, timeout=RECOVERY_BOUND + 30, interval=0.5)
+    finally:
+        beat.end()
+
+    print(f"\nrecovered after kill -9: {seconds[crashed.id]:.1f} s; after a lost queue: "
+          f"{max(seconds[d.id] for d in lost):.1f} s (from a worker being available)")
+    assert seconds[crashed.id] <= RECOVERY_BOUND
+    assert max(seconds[d.id] for d in lost) <= RECOVERY_BOUND
+    others = {call_log.fingerprint(p) for p in LLMCall.objects.filter(
+        debate__in=lost).values_list("prompt", flat=True)}
+    done = _assert_completed_like_an_uninterrupted_run(
+        crashed, expected, stored,
+        lambda: [e for e in call_log.read(tmp_path / "second.calls") if e[2] not in others],
+    )
+    assert (done.attempts, done.recoveries) == (2, 1)
+    assert [Debate.objects.get(id=d.id).decision for d in lost] == ["ACT", "REFUSE"]

@@ -63,7 +63,7 @@ def test_a_debate_given_up_after_its_worker_died_is_rerun_by_an_analyst_and_comp
     # The sweeper has re-enqueued it as often as it may: this time it gives up.
     Debate.objects.filter(id=debate.id).update(recoveries=settings.DEBATE_MAX_RECOVERIES)
     _sweep_until("gave_up", [debate.id], recovery.recover_stuck_debates,
-                 settings.DEBATE_RUNNING_DEADLINE)
+                 settings.DEBATE_HEARTBEAT_TIMEOUT)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     item = ReviewItem.objects.get(debate=debate, status="open")

@@ -20,7 +20,7 @@ from debates.models import Debate, LLMCall
 from reviews.models import ReviewItem
 
 LATER_THAN_QUEUED = timedelta(seconds=settings.DEBATE_QUEUED_DEADLINE + 1)
-LATER_THAN_RUNNING = timedelta(seconds=settings.DEBATE_RUNNING_DEADLINE + 1)
+LATER_THAN_RUNNING = timedelta(seconds=settings.DEBATE_HEARTBEAT_TIMEOUT + 1)
 
 
 def _queued(**fields) -> Debate:
@@ -57,11 +57,24 @@ def test_a_debate_queued_past_its_deadline_is_enqueued_again(
 
 def test_debates_within_their_deadlines_are_left_alone(default_agents):
     queued = _queued()
-    running = _queued(status=Debate.Status.RUNNING)
-    report = recovery.recover_stuck_debates(now=timezone.now() + LATER_THAN_QUEUED)
-    assert report.requeued == [str(queued.id)]  # running debates get the longer deadline
+    running = _queued(status=Debate.Status.RUNNING, heartbeat_at=timezone.now())
+    assert recovery.recover_stuck_debates(now=timezone.now()).requeued == []
+    # Past the heartbeat timeout, a running debate with no live runner is taken back; a queued
+    # one waits for its own (longer) deadline.
+    report = recovery.recover_stuck_debates(now=timezone.now() + LATER_THAN_RUNNING)
+    assert report.requeued == [str(running.id)]
     running.refresh_from_db()
-    assert running.recoveries == 0
+    assert (running.status, running.recoveries) == (Debate.Status.QUEUED, 1)
+    assert Debate.objects.get(id=queued.id).recoveries == 0
+
+
+def test_a_running_debate_is_swept_by_its_heartbeat_not_its_last_change(default_agents):
+    debate = _queued(status=Debate.Status.RUNNING)
+    later = timezone.now() + LATER_THAN_RUNNING
+    Debate.objects.filter(id=debate.id).update(heartbeat_at=later)  # a runner stored a reply
+    assert recovery.recover_stuck_debates(now=later).requeued == []
+    report = recovery.recover_stuck_debates(now=later + LATER_THAN_RUNNING)
+    assert report.requeued == [str(debate.id)]
 
 
 def test_finished_debates_are_never_swept(default_agents):
@@ -92,6 +105,8 @@ def test_the_sweeper_gives_up_after_its_last_recovery_and_sends_the_debate_to_re
     debate = _queued(status=Debate.Status.RUNNING, metadata={"injection_suspected": True})
     outcomes = []
     for _ in range(settings.DEBATE_MAX_RECOVERIES + 2):
+        # Each time a worker takes it again and dies (a re-enqueued debate is queued until then).
+        Debate.objects.filter(id=debate.id, status="queued").update(status="running")
         with django_capture_on_commit_callbacks(execute=True):
             report = recovery.recover_stuck_debates(now=timezone.now() + LATER_THAN_RUNNING)
         outcomes.append("requeued" if report.requeued else "gave up" if report.gave_up else "-")

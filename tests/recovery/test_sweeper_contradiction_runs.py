@@ -63,8 +63,7 @@ def test_a_run_queued_past_its_deadline_is_enqueued_again(
 def test_runs_within_their_deadlines_and_finished_runs_are_left_alone():
     running = _run(status=ContradictionRun.Status.RUNNING)
     failed = _run(status=ContradictionRun.Status.FAILED, error="x")
-    report = contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_QUEUED)
+    report = contradiction_running.recover_stuck_contradiction_runs(now=timezone.now())
     assert report.requeued == [] and report.gave_up == []
     later = contradiction_running.recover_stuck_contradiction_runs(
         now=timezone.now() + LATER_THAN_RUNNING)
@@ -92,6 +91,8 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
     run = _run(status=ContradictionRun.Status.RUNNING)
     outcomes = []
     for _ in range(settings.DEBATE_MAX_RECOVERIES + 2):
+        # Each time a worker takes it again and dies (a re-enqueued run is queued until then).
+        ContradictionRun.objects.filter(id=run.id, status="queued").update(status="running")
         with django_capture_on_commit_callbacks(execute=True):
             report = contradiction_running.recover_stuck_contradiction_runs(
                 now=timezone.now() + LATER_THAN_RUNNING
@@ -104,8 +105,8 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
     assert run.status == ContradictionRun.Status.FAILED
     assert run.error == (
         f"Gave up after {settings.DEBATE_MAX_RECOVERIES} restarts: the worker running the "
-        f"contradiction run was lost each time (no progress for "
-        f"{settings.DEBATE_RUNNING_DEADLINE} s and no live runner)."
+        f"contradiction run was lost each time (no heartbeat for "
+        f"{settings.DEBATE_HEARTBEAT_TIMEOUT} s and no live runner)."
     )
     [item] = ReviewItem.objects.filter(contradiction_run=run)
     assert (item.reason, item.status, item.summary, item.priority) == (

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -143,3 +144,17 @@ def test_only_one_beat_runs_and_a_dead_beat_does_not_block_the_next(private_queu
     finally:
         for beat in beats:
             beat.end()
+
+
+@pytest.mark.django_db
+def test_the_worker_can_tell_whether_a_beat_holds_the_lock():
+    from django.db import connection
+
+    from schedules.beat import LOCK_NAME, beat_is_running
+
+    assert beat_is_running() is False
+    params = {**connection.get_connection_params(), "autocommit": True}
+    with psycopg.connect(**params) as beat:
+        beat.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", [LOCK_NAME])
+        assert beat_is_running() is True
+    wait_for(lambda: not beat_is_running(), timeout=10)  # the session ends a moment later
