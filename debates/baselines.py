@@ -63,10 +63,14 @@ def compute_for(
     )
 
 
-def record_baselines(*, debate_id, decision: str | None = None) -> evaluation.Baselines | None:
-    """Compute and store the baselines of one debate (3 queries). `decision` defaults to the
-    stored one (the finishing debate passes the decision it is about to store)."""
-    debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
+def record_baselines(
+    *, debate_id, decision: str | None = None, debate: Debate | None = None
+) -> evaluation.Baselines | None:
+    """Compute and store the baselines of one debate (3 queries; 2 more when the caller hands
+    over the debate it holds). `decision` defaults to the stored one (the finishing debate
+    passes the decision it is about to store)."""
+    if debate is None:
+        debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
     decision = decision or debate.decision
     statements = (
         Statement.objects.filter(debate_id=debate_id, kind__in=POSITION_KINDS)

@@ -544,7 +544,9 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
-            record_baselines(debate_id=debate.id)
+            record_baselines(
+                debate_id=debate.id, decision=outcome.decision.decision, debate=debate
+            )
             # Outcomes that need a human are queued in the same transaction as the decision.
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             review_items_for_debate(debate=debate, completed=debate)

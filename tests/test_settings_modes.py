@@ -23,7 +23,9 @@ def run(code: str = "", *, args=None, **env_vars) -> subprocess.CompletedProcess
 
 
 PRODUCTION = {"DJANGO_SETTINGS_MODULE": "config.settings.production",
-              "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org"}
+              "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org",
+              # Production refuses the scripted offline model as the default (agents.E002).
+              "DEBATE_DEFAULT_MODEL": "openai/gpt-4o-mini"}
 SHOW = "; from django.conf import settings; print(settings.SETTINGS_MODULE, settings.DEBUG)"
 
 

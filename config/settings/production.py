@@ -35,4 +35,4 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
 # The scripted offline model is a demo: `manage.py check` (and every command that runs checks)
 # refuses it as the default model unless this is set (agents.E001).
-DEBATE_ALLOW_OFFLINE_MODEL = env.bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)
+DEBATE_ALLOW_OFFLINE_MODEL = env_bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)
