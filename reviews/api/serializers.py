@@ -8,7 +8,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.fields import BlankAsNullCharField, StrictCharField
+from api.fields import BlankAsNullCharField, FilterChoiceField, StrictCharField
 from reviews import selectors, subjects
 from reviews.models import ReviewEvent, ReviewItem
 
@@ -111,12 +111,12 @@ QUEUE_STATUSES = list(selectors.STATUS_FILTERS)
 
 
 class ReviewListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(
+    status = FilterChoiceField(
         choices=QUEUE_STATUSES, default="active",
         help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
         "or all.",
     )
-    reason = serializers.ChoiceField(choices=ReviewItem.Reason.choices, required=False)
+    reason = FilterChoiceField(choices=ReviewItem.Reason.choices, required=False)
     assignee = serializers.CharField(max_length=150, required=False, help_text=ASSIGNEE_HELP)
     page = serializers.IntegerField(min_value=1, default=1)
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=50)

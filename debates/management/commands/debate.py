@@ -90,6 +90,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{entry['name']}: {entry['label']}")
             self.stdout.write(f"    {entry['description']}")
             self.stdout.write(f"    decisions: {', '.join(entry['decisions'])}; {agents}")
+            self.stdout.write(f"    roles: {entry['roles_needed']}")
             for opt in entry["options"]:
                 bounds = ""
                 if "choices" in opt:
