@@ -188,5 +188,10 @@ class DismissSerializer(serializers.Serializer):
 
 
 class RerunSerializer(serializers.Serializer):
+    model = StrictCharField(
+        max_length=200, required=False, allow_blank=True,
+        help_text="Optional: the model to run with from now on (a failed debate's `model` "
+        "option; an allowed model). Left out: keep the one it ran with.",
+    )
     note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
                            help_text="Optional: why you re-run it (e.g. what was fixed).")

@@ -97,5 +97,6 @@ def test_the_new_debate_form_says_why_s4_cannot_run_without_its_safety_agent(cli
     client.force_login(user)
     page = client.post("/debates/new/", {"query": "Is it raining?", "protocol": "s4"})
     assert page.status_code == 400
-    assert "S4 needs one agent with the role &#x27;safety&#x27; that can veto" in page.content.decode()
+    text = page.content.decode()
+    assert "S4 needs one agent with the role &#x27;safety&#x27; that can veto" in text
     assert not Debate.objects.exists()
