@@ -274,6 +274,14 @@ class S4Protocol(DebateProtocol):
             )
         return decision, ""
 
+    @staticmethod
+    def _vote_reason(vote: FinalVote, first: StatementReply) -> str:
+        """A veto kept from round 1 is explained by the harm named then: the revision only
+        says the position was kept."""
+        if vote.decision == "VETO" and first.decision == "VETO" and first.reasoning.strip():
+            return first.reasoning
+        return vote.reasoning
+
     # --- the debate ---------------------------------------------------------------------------
 
     def run(self) -> StepGenerator:
@@ -307,7 +315,7 @@ class S4Protocol(DebateProtocol):
                     decision=v.decision,
                     confidence=v.confidence,
                     risk=v.risk,
-                    reasoning=v.reasoning,
+                    reasoning=self._vote_reason(v, initial[f"r1:{v.participant}"]),
                 )
                 for v in votes
             ]
