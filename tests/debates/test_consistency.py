@@ -34,3 +34,20 @@ def test_no_emoji_and_every_protocols_decisions_have_a_colour():
     base = get_template("base.html").template.source
     for decision in ("ACT", "WARN", "REFUSE", "SUPPORT", "OPPOSE", "HOLD", "NO_CONSENSUS"):
         assert f".decision-{decision}" in base
+
+
+@pytest.mark.django_db
+def test_the_command_records_its_debates_as_a_named_system_user(default_agents):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from debates.models import Debate
+
+    call_command("debate", "What is the capital of France?", "--in-process", "--as", "demo",
+                 stdout=open("/dev/null", "w"))
+    debate = Debate.objects.get()
+    assert debate.created_by.username == "demo"
+    assert not debate.created_by.has_usable_password()  # a system user: no login
+    call_command("debate", "Is it raining?", "--in-process", "--as", "demo",
+                 stdout=open("/dev/null", "w"))
+    assert get_user_model().objects.filter(username="demo").count() == 1
