@@ -7,6 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.inputs import parse_payload
 from debates import services
@@ -41,7 +42,7 @@ def test_the_main_pages_raise_no_csp_violation_in_chromium(
     run = contradiction_services.contradiction_run_create(
         reports=parse_payload(SCENARIOS["simple"])["reports"], created_by=admin, enqueue=False
     )
-    contradiction_services.contradiction_run_execute(run_id=run.id)
+    contradiction_running.contradiction_run_execute(run_id=run.id)
     safety = default_agents[-1]
 
     console_errors: list[str] = []
