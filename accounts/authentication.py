@@ -13,8 +13,14 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).split()
-        if not header or header[0].lower() != self.keyword.lower().encode():
+        if not header:
             return None
+        if header[0].lower() != self.keyword.lower().encode():
+            scheme = header[0].decode("ascii", "replace")[:20]
+            raise exceptions.AuthenticationFailed(
+                _("The Authorization scheme '%(scheme)s' is not accepted: send "
+                  "'Authorization: Bearer <token>'.") % {"scheme": scheme}
+            )
         if len(header) != 2:
             raise exceptions.AuthenticationFailed(
                 _("Send the header as 'Authorization: Bearer <token>' (one token, no spaces).")

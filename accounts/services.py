@@ -59,6 +59,24 @@ def token_issue(
 
     `issued_by`: the staff user asking (checked with `token_issue_refusal`); None for the
     operator's command line."""
+    name = _token_name_clean(user=user, name=name)
+    if issued_by is not None:
+        refusal = token_issue_refusal(issuer=issued_by, user=user)
+        if refusal:
+            raise PermissionDenied(f"No token issued for {user.get_username()}: {refusal}")
+    return _token_create(user=user, name=name, actor=issued_by)
+
+
+@transaction.atomic
+def token_issue_own(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+    """A token the signed-in `user` makes for themselves on the token page. It acts with only
+    their own rights (nothing they could not do in the browser), so no permission is needed.
+    Returns the row and the secret, which is not stored anywhere."""
+    name = _token_name_clean(user=user, name=name)
+    return _token_create(user=user, name=name, actor=user)
+
+
+def _token_name_clean(*, user, name: str) -> str:
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Give the token a name saying what it is for."})
@@ -66,16 +84,16 @@ def token_issue(
         raise ValidationError({"name": "The name is too long (at most 100 characters)."})
     if not user.is_active:
         raise ValidationError({"user": f"User {user} is inactive and cannot get a token."})
-    if issued_by is not None:
-        refusal = token_issue_refusal(issuer=issued_by, user=user)
-        if refusal:
-            raise PermissionDenied(f"No token issued for {user.get_username()}: {refusal}")
+    return name
+
+
+def _token_create(*, user, name: str, actor) -> tuple[ApiToken, str]:
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user, name=name, key_hash=hash_token(raw), prefix=raw[: len(TOKEN_PREFIX) + 6]
     )
     audit.record(
-        actor=issued_by,
+        actor=actor,
         action="token.issue",
         subject=token,
         changes={"user": {"from": None, "to": user.get_username()}},
@@ -103,6 +121,18 @@ def token_revoke(*, token_ids: list[int], revoked_by: AbstractBaseUser | None = 
             note=f"token of {token.user.get_username()}",
         )
     return len(tokens)
+
+
+def token_revoke_own(*, user: AbstractBaseUser, token_id: int) -> int:
+    """Revoke one of `user`'s own tokens (from the token page). Returns 1, or 0 when no active
+    token of theirs has that id."""
+    ids = list(ApiToken.objects.filter(id=token_id, user=user).values_list("id", flat=True))
+    return token_revoke(token_ids=ids, revoked_by=user) if ids else 0
+
+
+def tokens_of(*, user: AbstractBaseUser):
+    """The user's tokens, newest first (revoked ones too, with their date)."""
+    return ApiToken.objects.filter(user=user).order_by("-created_at", "-id")
 
 
 def token_authenticate(raw: str) -> ApiToken | None:

@@ -76,3 +76,21 @@ class BlankAsNullCharField(serializers.CharField):
         return value or None
 
 
+
+
+class FilterChoiceField(serializers.ChoiceField):
+    """A query filter's choice, in any case (`refuse` is REFUSE); a value it does not know is
+    answered with every valid one."""
+
+    default_error_messages = {
+        "invalid_choice": "'{input}' is not a valid choice. Valid choices: {valid}."
+    }
+
+    def to_internal_value(self, data):
+        if data == "" and self.allow_blank:
+            return ""
+        text = str(data)
+        for key in self.choice_strings_to_values:
+            if key.casefold() == text.casefold():
+                return self.choice_strings_to_values[key]
+        self.fail("invalid_choice", input=text, valid=", ".join(self.choice_strings_to_values))

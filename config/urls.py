@@ -5,6 +5,7 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="debates:list", permanent=False)),
     path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("debates/", include("debates.urls")),
     path("reviews/", include("reviews.urls")),

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from agents import routing
 from debates.protocols import PROTOCOLS, OptionError, effective_options
@@ -137,3 +139,68 @@ class DebateStartForm(forms.Form):
                 self.add_error(model_field, [f"model: {m}" for m in exc.messages])
         data["options"] = given
         return data
+
+
+class DebateFilterForm(forms.Form):
+    """The debate list's search and filters, read from (and kept in) the URL."""
+
+    q = forms.CharField(required=False, max_length=200, label="Search",
+                        widget=forms.TextInput(attrs={"type": "search",
+                                                      "placeholder": "Text in the question"}))
+    status = forms.ChoiceField(required=False, choices=[("", "Any status")])
+    decision = forms.ChoiceField(required=False, choices=[("", "Any decision")])
+    protocol = forms.ChoiceField(required=False, choices=[("", "Any protocol")])
+    review_status = forms.ChoiceField(required=False, label="Review", choices=[
+        ("", "Any review"), ("none", "No review needed"), ("pending", "Pending"),
+        ("resolved", "Resolved"), ("dismissed", "Dismissed"),
+    ])
+    created_after = forms.DateField(required=False, label="From",
+                                    widget=forms.DateInput(attrs={"type": "date"}))
+    created_before = forms.DateField(required=False, label="Until",
+                                     help_text="Inclusive.",
+                                     widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from debates.models import Debate
+
+        self.fields["status"].choices += list(Debate.Status.choices)
+        decisions = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
+        self.fields["decision"].choices += [(d, d) for d in decisions]
+        self.fields["protocol"].choices += [
+            (name, protocol_name(name)) for name, cls in PROTOCOLS.items() if not cls.is_selector
+        ]
+
+    def clean(self):
+        data = super().clean()
+        after, before = data.get("created_after"), data.get("created_before")
+        if after and before and after > before:
+            self.add_error("created_before", "Pick a date on or after the 'From' date.")
+        return data
+
+    def filters(self) -> dict:
+        """Arguments for `selectors.debate_list` (empty when the form is not valid)."""
+        if not self.is_valid():
+            return {}
+        data = self.cleaned_data
+        review = data.get("review_status")
+        after, before = data.get("created_after"), data.get("created_before")
+        return {
+            "search": data.get("q", ""),
+            "status": data.get("status", ""),
+            "decision": data.get("decision", ""),
+            "protocol": data.get("protocol", ""),
+            "review_status": None if not review else ("" if review == "none" else review),
+            "created_after": _day_start(after) if after else None,
+            "created_before": _day_start(before + timedelta(days=1)) if before else None,
+        }
+
+
+def _day_start(day):
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def protocol_name(name: str) -> str:
+    """A protocol's human name: its label up to the colon ("S4", "Round robin")."""
+    cls = PROTOCOLS.get(name)
+    return cls.label.split(":")[0].strip() if cls else name

@@ -134,7 +134,7 @@ class DebateSoFar:
             return "Waiting for a worker to start the debate."
         current = self.rounds[-1].round
         state = "in progress" if current.status == Round.Status.RUNNING else "done"
-        return f"Round {current.number}: {current.name}, {state}."
+        return f"{current.title}, {state}."
 
 
 def _tally(debate: Debate, votes: list[Vote]) -> list[tuple[str, int]]:

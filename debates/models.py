@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from agents.models import GatewayCall
+from debates.protocols.presentation import round_title
 from debates.runs import DurableRun
 from reviews.models import ReviewStatus
 
@@ -154,7 +155,11 @@ class Round(models.Model):
         ]
 
     def __str__(self):
-        return f"Round {self.number}: {self.name}"
+        return self.title
+
+    @property
+    def title(self) -> str:
+        return round_title(self.number, self.name)
 
 
 class LLMCall(GatewayCall):

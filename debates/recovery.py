@@ -24,11 +24,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.core.exceptions import ValidationError
+
+from agents import routing
 from debates import runs
+from debates.models import Debate
 from debates.runs import SweepReport
 from debates.services import DEBATES
 
-__all__ = ["SweepReport", "debate_rerun", "recover_stuck_debates", "sweep"]
+__all__ = ["SweepReport", "debate_model_change", "debate_rerun", "recover_stuck_debates", "sweep"]
 
 
 def recover_stuck_debates(*, now: datetime | None = None, limit: int = 200) -> SweepReport:
@@ -53,3 +57,22 @@ def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
     analyst holds it). False when the debate is not failed.
     """
     return runs.requeue_failed(DEBATES, debate_id, user=user, note=note, decision_override="")
+
+
+def debate_model_change(*, debate: Debate, model: str) -> str:
+    """Before a re-run: make the failed `debate` use `model` (its `model` option, and the
+    agents that took the old option's model or had none). An agent's own, different model is
+    kept. Returns what changed, in words. Raises `ValidationError` ({"model": ...}) unless the
+    model is allowed; nothing changes then."""
+    model = (model or "").strip()
+    try:
+        routing.check_model_choice(model)
+    except ValidationError as exc:
+        raise ValidationError({"model": exc.messages}) from None
+    old = (debate.options or {}).get("model", "") or ""
+    if model == old:
+        return ""
+    debate.options = {**(debate.options or {}), "model": model}
+    debate.save(update_fields=["options"])
+    debate.participants.filter(model_name=old).update(model_name=model)
+    return f"model changed from {old or 'the routed default'} to {model or 'the routed default'}"

@@ -110,7 +110,7 @@ def _md_position(name: str, position) -> list[str]:
 
 
 def _md_round(view, *, vote_label: str) -> list[str]:
-    out = [f"## Round {view.round.number}: {_md(view.round.name)}", ""]
+    out = [f"## {_md(view.round.title)}", ""]
     for column in view.columns:
         name = _md(column.participant.name)
         for position in column.positions:

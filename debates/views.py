@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import ratelimit
 from debates import selectors, services
-from debates.forms import DebateStartForm
+from debates.forms import DebateFilterForm, DebateStartForm, protocol_name
 from debates.models import Debate
 from debates.transcript import render_markdown
 
@@ -39,11 +39,16 @@ def _visible(request, debate_id) -> Debate:
 @login_required
 @require_GET
 def debate_list(request):
-    debates = selectors.debates_visible_to(request.user).defer(
+    form = DebateFilterForm(request.GET or None)
+    debates = selectors.debate_list(user=request.user, **form.filters()).defer(
         "metadata", "reasoning", "injection_findings", "options"
     )
     page = Paginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "debates/list.html", {"page": page})
+    for debate in page.object_list:
+        debate.protocol_name = protocol_name(debate.protocol)
+    return render(request, "debates/list.html", {
+        "page": page, "form": form, "filtered": form.is_bound and any(form.filters().values()),
+    }, status=400 if form.is_bound and form.errors else 200)
 
 
 @login_required

@@ -51,5 +51,9 @@ class ReleaseForm(forms.Form):
 
 
 class RerunForm(forms.Form):
+    model = forms.CharField(
+        required=False, strip=True, max_length=200,
+        help_text="Leave empty to keep the model it ran with; or name an allowed model.",
+    )
     note = forms.CharField(required=False, strip=True, max_length=5000,
                            widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))

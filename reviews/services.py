@@ -196,13 +196,13 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
 
 
 @transaction.atomic
-def review_rerun(*, item_id, user, note: str = "") -> ReviewItem:
+def review_rerun(*, item_id, user, note: str = "", model: str | None = None) -> ReviewItem:
     """Close a failed subject's item by queueing the subject again, from what is stored: LLM
     calls already made are not made again. The note is optional.
 
     The item may be open or claimed by `user`; it is resolved with the verdict `rerun` by the
     subject's re-run (which also starts its counters again). If the re-run fails too, a new
-    item is queued.
+    item is queued. `model` (None: keep it) changes the model the subject runs with first.
     """
     _require_staff(user)
     subject = _subject_of(item_id)
@@ -214,6 +214,6 @@ def review_rerun(*, item_id, user, note: str = "") -> ReviewItem:
             {"non_field_errors": f"Only a failed debate or run can be re-run; this item is "
              f"'{item.get_reason_display()}'. Resolve or dismiss it instead."}
         )
-    subject.kind.rerun(locked=locked, item=item, user=user, note=note)
+    subject.kind.rerun(locked=locked, item=item, user=user, note=note, model=model)
     item.refresh_from_db()
     return item

@@ -109,8 +109,10 @@ class ReviewSubject:
     def dismissed(self, *, item: ReviewItem, user, note: str) -> None:
         """Told while an item is dismissed, inside its transaction."""
 
-    def rerun(self, *, locked, item: ReviewItem, user, note: str) -> None:
-        """Queue the failed subject again (its failure items are closed by it)."""
+    def rerun(self, *, locked, item: ReviewItem, user, note: str, model: str | None = None
+              ) -> None:
+        """Queue the failed subject again (its failure items are closed by it); `model`, when
+        given, replaces the model it ran with (a bad model is a common cause of failure)."""
         raise NotImplementedError
 
     # --- pages, admin, API -------------------------------------------------------------------

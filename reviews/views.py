@@ -207,7 +207,8 @@ def rerun(request, pk):
     return _perform(
         request, pk,
         lambda: services.review_rerun(item_id=pk, user=request.user,
-                                      note=form.cleaned_data["note"]),
+                                      note=form.cleaned_data["note"],
+                                      model=form.cleaned_data.get("model") or None),
         form=form, form_name="rerun_form", success=success,
         next_url=reverse("reviews:queue"),
     )

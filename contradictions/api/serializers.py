@@ -7,7 +7,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.fields import BlankAsNullCharField
+from api.fields import BlankAsNullCharField, FilterChoiceField
 from contradictions.inputs import ValueField
 from contradictions.models import (
     AgentReport,
@@ -205,8 +205,8 @@ class RunDetailSerializer(RunSummarySerializer):
 
 
 class RunListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=RUN_STATUSES, required=False)
-    review_status = serializers.ChoiceField(
+    status = FilterChoiceField(choices=RUN_STATUSES, required=False)
+    review_status = FilterChoiceField(
         choices=REVIEW_STATUSES, required=False, help_text="none: no review was needed."
     )
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)

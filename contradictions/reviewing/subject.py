@@ -8,6 +8,7 @@ status follows all of them.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -97,7 +98,7 @@ class ContradictionSubject(_RunGroup):
         contradiction_apply_review(contradiction_id=item.contradiction_id, user=user,
                                    choice=DISMISSED, note=note)
 
-    def rerun(self, *, locked, item, user, note) -> None:
+    def rerun(self, *, locked, item, user, note, model=None) -> None:
         raise AssertionError("a contradiction's item is never a failure")
 
     def page(self, request, item, flags, forms):
@@ -187,7 +188,9 @@ class RunSubject(_RunGroup):
     detail_related = ("contradiction_run",)
     row_template = "contradictions/_review_run_row.html"
 
-    def rerun(self, *, locked, item, user, note) -> None:
+    def rerun(self, *, locked, item, user, note, model=None) -> None:
+        if model:
+            raise ValidationError({"model": "A contradiction run has no model to change."})
         if locked.status != ContradictionRun.Status.FAILED:
             raise ReviewConflict(
                 f"The run is {locked.status}, not failed: it was queued again already."

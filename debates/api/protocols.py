@@ -56,6 +56,9 @@ class ProtocolOptionSerializer(serializers.Serializer):
 class ParticipantsSerializer(serializers.Serializer):
     min = serializers.IntegerField(source="min_participants")
     max = serializers.IntegerField(source="max_participants")
+    roles = serializers.CharField(
+        source="roles_needed", help_text="The roles the agents must have (checked at creation)."
+    )
 
 
 class ProtocolSerializer(serializers.Serializer):

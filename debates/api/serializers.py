@@ -11,6 +11,7 @@ from rest_framework import serializers
 from agents import gateway
 from api.fields import (
     BlankAsNullCharField,
+    FilterChoiceField,
     StrictCharField,
     StrictSlugField,
     StrictURLField,
@@ -87,23 +88,45 @@ class DebateCreateSerializer(serializers.Serializer):
             raise serializers.ValidationError(problem)
         return value
 
+    def to_internal_value(self, data):
+        """Every field's errors at once: a bad option is named even when the question is
+        missing too (DRF would stop before `validate`)."""
+        try:
+            attrs = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            errors = dict(exc.detail)
+            if "options" not in errors and "protocol" not in errors and isinstance(data, dict):
+                protocol = data.get("protocol", "s4")
+                question = data.get("question") if "question" not in errors else None
+                if protocol != "auto" or question:  # auto needs the question to choose
+                    try:
+                        self._check_options(protocol, question or "", data.get("options"))
+                    except serializers.ValidationError as more:
+                        errors.update(more.detail)
+            raise serializers.ValidationError(errors) from None
+        return attrs
+
     def validate(self, attrs):
         """Options are checked against the registry here so that each bad one is named:
         `{"options": {"max_rounds": [...]}}`. The options sent are passed on unchanged;
         `debate_create` checks them again and stores them with the defaults filled in."""
-        if attrs.get("options"):
-            protocol_cls, choice = resolve_protocol(attrs.get("protocol", "s4"),
-                                                    attrs["question"],
-                                                    fallback=settings.DEBATE_AUTO_FALLBACK)
-            try:
-                effective_options(protocol_cls, attrs["options"])
-            except OptionError as exc:
-                prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
-                raise serializers.ValidationError({"options": {
-                    ("non_field_errors" if name == "options" else name): [prefix + message]
-                    for name, message in exc.errors.items()
-                }}) from None
+        self._check_options(attrs.get("protocol", "s4"), attrs["question"], attrs.get("options"))
         return attrs
+
+    @staticmethod
+    def _check_options(protocol: str, question: str, options) -> None:
+        if not options or not isinstance(options, dict):
+            return
+        protocol_cls, choice = resolve_protocol(protocol, question,
+                                                fallback=settings.DEBATE_AUTO_FALLBACK)
+        try:
+            effective_options(protocol_cls, options)
+        except OptionError as exc:
+            prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
+            raise serializers.ValidationError({"options": {
+                ("non_field_errors" if name == "options" else name): [prefix + message]
+                for name, message in exc.errors.items()
+            }}) from None
 
 
 class DebateAcceptedSerializer(serializers.ModelSerializer):
@@ -230,16 +253,16 @@ class DebateDetailSerializer(DebateSummarySerializer):
 class DebateListQuerySerializer(serializers.Serializer):
     """The list's query parameters."""
 
-    status = serializers.ChoiceField(choices=Debate.Status.values, required=False)
-    decision = serializers.ChoiceField(
+    status = FilterChoiceField(choices=Debate.Status.values, required=False)
+    decision = FilterChoiceField(
         choices=DECISIONS, required=False, help_text="The effective decision."
     )
-    machine_decision = serializers.ChoiceField(choices=DECISIONS, required=False)
-    protocol = serializers.ChoiceField(choices=PROTOCOL_NAMES, required=False)
+    machine_decision = FilterChoiceField(choices=DECISIONS, required=False)
+    protocol = FilterChoiceField(choices=PROTOCOL_NAMES, required=False)
     consensus_type = serializers.SlugField(
         max_length=20, required=False, help_text="e.g. unanimous, strong_majority, split, veto."
     )
-    review_status = serializers.ChoiceField(
+    review_status = FilterChoiceField(
         choices=REVIEW_STATUSES, required=False, help_text="none: no review was needed."
     )
     created_after = serializers.DateTimeField(required=False, help_text="Inclusive.")
@@ -247,7 +270,7 @@ class DebateListQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         max_length=200, required=False, help_text="Text the question contains (any case)."
     )
-    ordering = serializers.ChoiceField(choices=ORDERINGS, default="-created_at")
+    ordering = FilterChoiceField(choices=ORDERINGS, default="-created_at")
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
 
     def validate(self, attrs):

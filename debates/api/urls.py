@@ -8,6 +8,8 @@ router.register("debates", views.DebateViewSet, basename="debate")
 
 urlpatterns = [
     *router.urls,
+    path("debates/<uuid:pk>/transcript.md", views.DebateMarkdownView.as_view(),
+         name="debate-markdown"),
     path("protocols/", protocols.ProtocolListView.as_view(), name="protocol-list"),
     path("evaluation/ground-truth/", evaluation.GroundTruthView.as_view(),
          name="evaluation-ground-truth"),

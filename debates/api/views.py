@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -12,7 +13,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework import exceptions, mixins, renderers, status, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +26,7 @@ from api.throttling import CreateRateThrottle
 from debates import selectors
 from debates.api import serializers as s
 from debates.api.services import IdempotencyConflict, debate_start
+from debates.transcript import render_markdown
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
@@ -155,6 +157,46 @@ class DebateViewSet(
         if not created:
             headers["Idempotent-Replayed"] = "true"
         return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+
+
+class MarkdownRenderer(renderers.BaseRenderer):
+    """Lets a client ask for `Accept: text/markdown`; errors are then sent as their message."""
+
+    media_type = "text/markdown"
+    format = "md"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, dict) and "detail" in data:
+            data = str(data["detail"])
+        return str(data).encode(self.charset)
+
+
+class DebateMarkdownView(APIView):
+    """The transcript as Markdown, for token clients (the browser's download, over the API)."""
+
+    renderer_classes = [renderers.JSONRenderer, MarkdownRenderer]
+
+    @extend_schema(
+        summary="Download a debate's transcript as Markdown",
+        description="The same document as the debate page's Markdown download: every round, "
+        "statement, challenge and vote, then the decision.",
+        responses={
+            (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="Markdown."),
+            401: UNAUTHENTICATED, 404: NOT_FOUND,
+        },
+    )
+    def get(self, request, pk):
+        debate = get_object_or_404(
+            selectors.debate_detail_queryset().filter(
+                id__in=selectors.debates_visible_to(request.user).values("id")
+            ),
+            id=pk,
+        )
+        response = HttpResponse(render_markdown(debate),
+                                content_type="text/markdown; charset=utf-8")
+        response["Content-Disposition"] = f'inline; filename="debate-{debate.id}.md"'
+        return response
 
 
 class WebhookSecretView(APIView):

@@ -45,6 +45,7 @@ class AutoProtocol(DebateProtocol):
     decisions = tuple(dict.fromkeys(S4Protocol.decisions + RoundRobinProtocol.decisions))
     min_participants = min(S4Protocol.min_participants, RoundRobinProtocol.min_participants)
     max_participants = max(S4Protocol.max_participants, RoundRobinProtocol.max_participants)
+    roles_needed = "those of the protocol it picks"
     options_schema: dict[str, Any] = {}
     is_selector = True
 
@@ -120,6 +121,7 @@ def protocol_catalog() -> list[dict[str, Any]]:
             "decisions": list(cls.decisions),
             "min_participants": cls.min_participants,
             "max_participants": cls.max_participants,
+            "roles_needed": cls.roles_needed,
             "options": describe_options(cls.options_schema),
             "selector": cls.is_selector,
         }

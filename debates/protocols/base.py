@@ -202,6 +202,8 @@ class DebateProtocol(abc.ABC):
     decisions: ClassVar[tuple[str, ...]]
     min_participants: ClassVar[int]
     max_participants: ClassVar[int]
+    #: The roles its agents must have, in words (checked when a debate is created).
+    roles_needed: ClassVar[str] = "any roles"
     options_schema: ClassVar[dict[str, Any]] = {}
     #: Not a protocol of its own: resolved to a concrete one when a debate is created.
     is_selector: ClassVar[bool] = False

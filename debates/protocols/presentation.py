@@ -56,6 +56,15 @@ class Fact:
     value: str
 
 
+def round_title(number: int, name: str) -> str:
+    """"Round 2: Challenge round", but "Round 2" alone when the name only repeats the number
+    (a round named "Debate Round 2")."""
+    bare = " ".join((name or "").split())
+    if not bare or bare.lower().removeprefix("debate ").strip() == f"round {number}":
+        return f"Round {number}"
+    return f"Round {number}: {bare}"
+
+
 class DetailList(list):
     """`Detail`s collected from a reply's stored details, skipping empty ones."""
 
@@ -143,7 +152,7 @@ class Presentation:
         """Every round with its statements in the order they were made."""
         out: list[str] = []
         for number_, name in sorted(rounds.items()):
-            out.append(f"\nRound {number_}: {name}")
+            out.append(f"\n{round_title(number_, name)}")
             for s in by_round(statements).get(number_, []):
                 out.extend(self.text_statement(s))
         votes = list(debate.votes.all())

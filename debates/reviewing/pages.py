@@ -10,6 +10,7 @@ from typing import Any
 
 from debates.models import Debate, LLMCall, Statement
 from debates.protocols import ProtocolError, get_protocol
+from debates.protocols.presentation import round_title
 
 
 @dataclass
@@ -18,6 +19,10 @@ class RoundView:
     name: str
     statements: list = field(default_factory=list)
     challenges: list = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return round_title(self.number, self.name)
 
 
 @dataclass

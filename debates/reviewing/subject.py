@@ -19,7 +19,7 @@ from django.utils.text import Truncator
 
 from debates import webhooks
 from debates.models import Debate
-from debates.recovery import debate_rerun
+from debates.recovery import debate_model_change, debate_rerun
 from debates.reviewing.forms import DecideForm, ResolveForm
 from debates.reviewing.pages import allowed_decisions, debate_progress, transcript_context
 from debates.reviewing.serializers import ReviewDebateDetailSerializer, ReviewDebateSerializer
@@ -127,11 +127,14 @@ class DebateSubject(subjects.ReviewSubject):
             changes={"decision_override": decision},
         )
 
-    def rerun(self, *, locked: Debate, item, user, note) -> None:
+    def rerun(self, *, locked: Debate, item, user, note, model=None) -> None:
         if locked.status != Debate.Status.FAILED:
             raise ReviewConflict(
                 f"The debate is {locked.status}, not failed: it was queued again already."
             )
+        if model is not None:
+            changed = debate_model_change(debate=locked, model=model)
+            note = "; ".join(part for part in (note, changed) if part)
         debate_rerun(debate_id=locked.pk, user=user, note=note)
 
     # --- pages ---------------------------------------------------------------------------

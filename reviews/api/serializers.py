@@ -8,7 +8,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.fields import BlankAsNullCharField, StrictCharField
+from api.fields import BlankAsNullCharField, FilterChoiceField, StrictCharField
 from reviews import selectors, subjects
 from reviews.models import ReviewEvent, ReviewItem
 
@@ -111,12 +111,12 @@ QUEUE_STATUSES = list(selectors.STATUS_FILTERS)
 
 
 class ReviewListQuerySerializer(serializers.Serializer):
-    status = serializers.ChoiceField(
+    status = FilterChoiceField(
         choices=QUEUE_STATUSES, default="active",
         help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
         "or all.",
     )
-    reason = serializers.ChoiceField(choices=ReviewItem.Reason.choices, required=False)
+    reason = FilterChoiceField(choices=ReviewItem.Reason.choices, required=False)
     assignee = serializers.CharField(max_length=150, required=False, help_text=ASSIGNEE_HELP)
     page = serializers.IntegerField(min_value=1, default=1)
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=50)
@@ -188,5 +188,10 @@ class DismissSerializer(serializers.Serializer):
 
 
 class RerunSerializer(serializers.Serializer):
+    model = StrictCharField(
+        max_length=200, required=False, allow_blank=True,
+        help_text="Optional: the model to run with from now on (a failed debate's `model` "
+        "option; an allowed model). Left out: keep the one it ran with.",
+    )
     note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
                            help_text="Optional: why you re-run it (e.g. what was fixed).")

@@ -215,4 +215,4 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def rerun(self, request, pk=None):
         data = self._valid(RerunSerializer, request)
         return self._act(request, pk, lambda: services.review_rerun(
-            item_id=pk, user=request.user, note=data["note"]))
+            item_id=pk, user=request.user, note=data["note"], model=data.get("model") or None))

@@ -26,7 +26,10 @@ def shipped(protocol: str) -> list[ParticipantSpec]:
                     key=lambda a: a["position"])
     return [ParticipantSpec(slug=a["slug"], name=a["name"], role=a["role"],
                             system_prompt=a["system_prompt"], model="offline/heuristic-demo",
-                            guiding_question=a["guiding_question"]) for a in agents]
+                            guiding_question=a["guiding_question"],
+                            can_veto=a.get("can_veto", False),
+                            veto_risk_threshold=a.get("veto_risk_threshold", 50))
+            for a in agents]
 
 
 def offline(protocol: str, query: str) -> Transcript:

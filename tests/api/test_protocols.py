@@ -24,7 +24,8 @@ def test_every_registered_protocol_is_listed_with_its_options_and_defaults(api):
 
     moderated = protocols["moderated"]
     assert moderated["decisions"] == ["SUPPORT", "OPPOSE", "UNCERTAIN"]
-    assert moderated["participants"] == {"min": 3, "max": 3}
+    assert moderated["participants"] == {
+        "min": 3, "max": 3, "roles": "one agent for each role: proponent, opponent, moderator"}
     assert moderated["selector"] is False and moderated["chooses_from"] is None
     options = {o["name"]: o for o in moderated["options"]}
     assert options["max_rounds"] == {
@@ -39,7 +40,8 @@ def test_every_registered_protocol_is_listed_with_its_options_and_defaults(api):
 
     stances = {o["name"]: o for o in protocols["round_robin"]["options"]}["stances"]
     assert (stances["default"], stances["choices"]) == ("auto", ["auto", "investment", "decision"])
-    assert protocols["s4"]["participants"] == {"min": 2, "max": 6}
+    s4 = protocols["s4"]["participants"]
+    assert (s4["min"], s4["max"]) == (2, 6) and "'safety' that can veto" in s4["roles"]
     assert [o["name"] for o in protocols["s4"]["options"]] == ["model"]
 
 

@@ -39,7 +39,9 @@ def agent_form(agent: Agent, **changes) -> dict:
     return {k: v for k, v in data.items() if v != ""}
 
 
-def test_an_agent_edit_is_versioned_and_audited_from_what_to_what(editor, default_agents):
+def test_an_agent_edit_is_versioned_and_audited_from_what_to_what(editor, default_agents,
+                                                                  settings):
+    settings.DEBATE_ALLOWED_MODELS = [*settings.DEBATE_ALLOWED_MODELS, "openai/gpt-4o-mini"]
     safety = Agent.objects.get(slug="safety")
     url = reverse("admin:agents_agent_change", args=[safety.pk])
     old_prompt = safety.system_prompt

@@ -3,6 +3,7 @@ how replies are read, and how the final votes become the decision. Pure Python: 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -537,7 +538,7 @@ def test_s4_rejects_fewer_than_two_or_more_than_six_agents(count):
 
 
 def test_six_agents_debate_with_thirty_challenges():
-    participants = [extra_agent(i) for i in range(6)]
+    participants = [*(extra_agent(i) for i in range(5)), SAFETY]
 
     t = debate(participants=participants)
 
@@ -546,6 +547,14 @@ def test_six_agents_debate_with_thirty_challenges():
     for p in participants:
         prompt = t.user_prompt(f"r3:{p.slug}")
         assert prompt.count("- From ") == 5
+
+
+def test_s4_without_a_veto_capable_safety_agent_is_refused():
+    with pytest.raises(ProtocolError, match="S4 needs one agent with the role 'safety'"):
+        S4Protocol(query=QUERY, participants=[UTILITY, ACCURACY])
+    without_veto = dataclasses.replace(SAFETY, can_veto=False)
+    with pytest.raises(ProtocolError, match="Safety Agent \\(safety\\)"):
+        S4Protocol(query=QUERY, participants=[UTILITY, without_veto])
 
 
 # --- the query is data ---------------------------------------------------------------------------

@@ -35,13 +35,18 @@ class Command(BaseCommand):
             action="store_true",
             help="Run here instead of through a Celery worker.",
         )
+        parser.add_argument(
+            "--as", dest="as_user", default="", metavar="USERNAME",
+            help="Record the debate as this user's; a missing user is created as a system "
+            "user that cannot log in (e.g. --as demo).",
+        )
         parser.add_argument("--json", action="store_true", help="Print the JSON export.")
         parser.add_argument(
             "--timeout", type=float, default=300, help="Seconds to wait for the worker."
         )
 
     def handle(self, *args, question, protocol, agents, in_process, json: bool, timeout,
-               option, list_protocols, **opts):
+               option, list_protocols, as_user="", **opts):
         if list_protocols:
             self._list_protocols(json)
             return
@@ -54,7 +59,7 @@ class Command(BaseCommand):
         try:
             debate = services.debate_create(
                 query=question, protocol=protocol, agents=slugs, options=options,
-                enqueue=not in_process,
+                enqueue=not in_process, created_by=_system_user(as_user) if as_user else None,
             )
         except ValidationError as exc:
             messages = "; ".join(
@@ -90,6 +95,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{entry['name']}: {entry['label']}")
             self.stdout.write(f"    {entry['description']}")
             self.stdout.write(f"    decisions: {', '.join(entry['decisions'])}; {agents}")
+            self.stdout.write(f"    roles: {entry['roles_needed']}")
             for opt in entry["options"]:
                 bounds = ""
                 if "choices" in opt:
@@ -119,3 +125,21 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
 
 def _json_dumps(data):
     return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def _system_user(username: str):
+    """The user a command's debates are recorded as: created without a usable password (it
+    cannot log in) when it does not exist yet."""
+    from django.contrib.auth import get_user_model
+
+    model = get_user_model()
+    user = model.objects.filter(username=username).first()
+    if user is None:
+        user = model(username=username)
+        user.set_unusable_password()
+        try:
+            user.full_clean(exclude=["password"])
+        except ValidationError as exc:
+            raise CommandError(f"--as {username!r}: {' '.join(exc.messages)}") from None
+        user.save()
+    return user

@@ -115,6 +115,7 @@ class ModeratedProtocol(DebateProtocol):
     decisions = moderation_rules.DECISIONS
     debaters: tuple[str, ...] = ("proponent", "opponent")
     roles: tuple[str, ...] = ("proponent", "opponent", "moderator")
+    roles_needed = "one agent for each role: proponent, opponent, moderator"
     min_participants = max_participants = 3
     options_schema: dict[str, Any] = {
         "max_rounds": {
@@ -441,6 +442,9 @@ class ModeratedExtendedProtocol(ModeratedProtocol):
     )
     debaters = ("proponent", "opponent", "advocate", "critic")
     roles = ("proponent", "opponent", "advocate", "critic", "refiner", "moderator")
+    roles_needed = (
+        "one agent for each role: proponent, opponent, advocate, critic, refiner, moderator"
+    )
     min_participants = max_participants = 6
     options_schema: dict[str, Any] = {
         **ModeratedProtocol.options_schema,

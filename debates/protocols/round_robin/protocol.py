@@ -75,6 +75,7 @@ class RoundRobinProtocol(DebateProtocol):
     decisions = round_robin_rules.DECISIONS
     min_participants = 2
     max_participants = 6
+    roles_needed = "any roles (each agent takes a stance of its own)"
     options_schema: dict[str, Any] = {
         "max_rounds": {
             "type": "int", "default": 5, "min": 1, "max": 10,

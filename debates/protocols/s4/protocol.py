@@ -78,6 +78,12 @@ class S4Protocol(DebateProtocol):
     decisions = rules.DECISIONS
     min_participants = 2
     max_participants = 6
+    #: The veto is what makes S4 safe: one agent must hold it.
+    veto_role = "safety"
+    roles_needed = (
+        "one agent with the role 'safety' that can veto (the Safety Agent); the others any "
+        "role (by default Utility and Accuracy)"
+    )
     options_schema: dict[str, Any] = {"model": MODEL_OPTION}
     presentation = S4Presentation()
     offline_responders = offline.RESPONDERS
@@ -99,6 +105,13 @@ class S4Protocol(DebateProtocol):
             values = [getattr(p, attr) for p in participants]
             if len(set(values)) != len(values):
                 raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
+        if not any(p.role == self.veto_role and p.can_veto for p in participants):
+            named = ", ".join(f"{p.name} ({p.role}{', can veto' if p.can_veto else ''})"
+                              for p in participants)
+            raise ProtocolError(
+                f"S4 needs {self.roles_needed}; got {named}. Add the safety agent "
+                f"(e.g. agents: [..., \"safety\"]) or choose another protocol."
+            )
         self.query = query
         self.participants = list(participants)
         self.by_slug = {p.slug: p for p in participants}
@@ -273,6 +286,14 @@ class S4Protocol(DebateProtocol):
             )
         return decision, ""
 
+    @staticmethod
+    def _vote_reason(vote: FinalVote, first: StatementReply) -> str:
+        """A veto kept from round 1 is explained by the harm named then: the revision only
+        says the position was kept."""
+        if vote.decision == "VETO" and first.decision == "VETO" and first.reasoning.strip():
+            return first.reasoning
+        return vote.reasoning
+
     # --- the debate ---------------------------------------------------------------------------
 
     def run(self) -> StepGenerator:
@@ -306,7 +327,7 @@ class S4Protocol(DebateProtocol):
                     decision=v.decision,
                     confidence=v.confidence,
                     risk=v.risk,
-                    reasoning=v.reasoning,
+                    reasoning=self._vote_reason(v, initial[f"r1:{v.participant}"]),
                 )
                 for v in votes
             ]
