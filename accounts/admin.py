@@ -64,7 +64,8 @@ class UserAdmin(BaseUserAdmin):
         for user in queryset:
             try:
                 _, raw = services.token_issue(
-                    user=user, name=f"Issued in the admin by {request.user}",
+                    user=user,
+                    name=f"Issued in the admin by {request.user}",
                     issued_by=request.user,
                 )
             except PermissionDenied as exc:

@@ -18,8 +18,11 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if header[0].lower() != self.keyword.lower().encode():
             scheme = header[0].decode("ascii", "replace")[:20]
             raise exceptions.AuthenticationFailed(
-                _("The Authorization scheme '%(scheme)s' is not accepted: send "
-                  "'Authorization: Bearer <token>'.") % {"scheme": scheme}
+                _(
+                    "The Authorization scheme '%(scheme)s' is not accepted: send "
+                    "'Authorization: Bearer <token>'."
+                )
+                % {"scheme": scheme}
             )
         if len(header) != 2:
             raise exceptions.AuthenticationFailed(

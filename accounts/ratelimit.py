@@ -94,6 +94,9 @@ def client_ip(request) -> str | None:
     count = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
     if count <= 0:
         return remote
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-                 if part.strip()]
+    forwarded = [
+        part.strip()
+        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if part.strip()
+    ]
     return forwarded[-count] if len(forwarded) >= count else remote

@@ -14,7 +14,8 @@ from accounts import services
 
 class TokenForm(forms.Form):
     name = forms.CharField(
-        max_length=100, strip=True,
+        max_length=100,
+        strip=True,
         help_text="What the token is for, e.g. 'nightly report' or 'CI job'.",
         error_messages={"required": "Give the token a name saying what it is for."},
     )
@@ -35,10 +36,16 @@ def token_page(request):
         else:
             form = TokenForm()
     status = 201 if new_secret else (400 if request.method == "POST" else 200)
-    return render(request, "accounts/tokens.html", {
-        "form": form, "new_secret": new_secret,
-        "tokens": services.tokens_of(user=request.user),
-    }, status=status)
+    return render(
+        request,
+        "accounts/tokens.html",
+        {
+            "form": form,
+            "new_secret": new_secret,
+            "tokens": services.tokens_of(user=request.user),
+        },
+        status=status,
+    )
 
 
 @login_required

@@ -14,8 +14,18 @@ class AgentForm(forms.ModelForm):
     class Meta:
         model = Agent
         fields = (
-            "name", "slug", "role", "position", "is_active", "protocols", "guiding_question",
-            "system_prompt", "model_name", "temperature", "can_veto", "veto_risk_threshold",
+            "name",
+            "slug",
+            "role",
+            "position",
+            "is_active",
+            "protocols",
+            "guiding_question",
+            "system_prompt",
+            "model_name",
+            "temperature",
+            "can_veto",
+            "veto_risk_threshold",
         )
 
     def __init__(self, *args, **kwargs):
@@ -23,7 +33,8 @@ class AgentForm(forms.ModelForm):
         if "protocols" in self.fields:
             self.fields["protocols"].help_text = (
                 "Comma-separated protocols this agent takes part in by default. Known: "
-                + ", ".join(agent_protocol_names()) + "."
+                + ", ".join(agent_protocol_names())
+                + "."
             )
 
     def clean_protocols(self):
@@ -36,8 +47,16 @@ class AgentForm(forms.ModelForm):
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
     form = AgentForm
-    list_display = ("name", "slug", "role", "protocol_list", "model_name", "temperature",
-                    "can_veto", "is_active")
+    list_display = (
+        "name",
+        "slug",
+        "role",
+        "protocol_list",
+        "model_name",
+        "temperature",
+        "can_veto",
+        "is_active",
+    )
     list_filter = ("is_active", "can_veto", "role")
     search_fields = ("name", "slug", "role", "system_prompt")
     prepopulated_fields = {"slug": ("name",)}
@@ -64,9 +83,7 @@ class AgentAdmin(admin.ModelAdmin):
         return fields
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.can_veto and not request.user.has_perm(
-            services.VETO_PERMISSION
-        ):
+        if obj is not None and obj.can_veto and not request.user.has_perm(services.VETO_PERMISSION):
             return False
         return super().has_delete_permission(request, obj)
 
@@ -98,7 +115,8 @@ class AgentAdmin(admin.ModelAdmin):
                     "; ".join(
                         f"{name}: {_short(change.get('from'))} → {_short(change.get('to'))}"
                         for name, change in version.changes.items()
-                    ) or "as first recorded",
+                    )
+                    or "as first recorded",
                 )
                 for version in versions
             ),
@@ -113,8 +131,9 @@ class AgentAdmin(admin.ModelAdmin):
         return ", ".join(obj.protocols)
 
     def get_urls(self):
-        routes = path("routing/", self.admin_site.admin_view(self.routing_view),
-                      name="agents_agent_routing")
+        routes = path(
+            "routing/", self.admin_site.admin_view(self.routing_view), name="agents_agent_routing"
+        )
         return [routes, *super().get_urls()]
 
     def routing_view(self, request):
@@ -126,13 +145,17 @@ class AgentAdmin(admin.ModelAdmin):
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": "Model routing",
-            "groups": [(name, deployments, config.fallbacks.get(name, ()))
-                       for name, deployments in sorted(config.groups.items())],
-            "routes": sorted(config.routes.items(),
-                             key=lambda item: (item[0].count(routing.ANY), item[0])),
+            "groups": [
+                (name, deployments, config.fallbacks.get(name, ()))
+                for name, deployments in sorted(config.groups.items())
+            ],
+            "routes": sorted(
+                config.routes.items(), key=lambda item: (item[0].count(routing.ANY), item[0])
+            ),
             "allowed": config.allowed_models(),
         }
         return TemplateResponse(request, "admin/agents/routing.html", context)
+
 
 def _short(value, limit: int = 80) -> str:
     text = repr(value)
@@ -146,8 +169,16 @@ class AgentVersionAdmin(admin.ModelAdmin):
     list_display = ("agent_slug", "number", "created_at", "changed_by_name", "changed_fields")
     list_filter = ("agent_slug", "changed_by_name", "created_at")
     search_fields = ("agent_slug", "changed_by_name")
-    readonly_fields = ("agent", "agent_slug", "number", "snapshot", "changes", "changed_by_id",
-                       "changed_by_name", "created_at")
+    readonly_fields = (
+        "agent",
+        "agent_slug",
+        "number",
+        "snapshot",
+        "changes",
+        "changed_by_id",
+        "changed_by_name",
+        "created_at",
+    )
 
     def has_add_permission(self, request):
         return False

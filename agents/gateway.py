@@ -81,12 +81,15 @@ def _summary(litellm, exc: BaseException, name: str) -> str:
         (litellm.AuthenticationError, "the provider refused the credentials"),
         (litellm.PermissionDeniedError, "the provider refused the credentials"),
         (litellm.NotFoundError, "the provider does not know the model"),
-        ((litellm.InternalServerError, litellm.ServiceUnavailableError),
-         "the provider had a server error"),
+        (
+            (litellm.InternalServerError, litellm.ServiceUnavailableError),
+            "the provider had a server error",
+        ),
         (litellm.BadRequestError, "the provider refused the request"),
     ]
-    what = next((text for kind, text in kinds if isinstance(exc, kind)),
-                "the model could not be called")
+    what = next(
+        (text for kind, text in kinds if isinstance(exc, kind)), "the model could not be called"
+    )
     return f"{name}: {what}"
 
 
@@ -277,8 +280,12 @@ def complete(
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - anything else (bad key, bad request) is final
-            raise LLMError(f"{model}: {exc}", permanent=True, attempts=attempt,
-                           summary=_summary(litellm, exc, model)) from exc
+            raise LLMError(
+                f"{model}: {exc}",
+                permanent=True,
+                attempts=attempt,
+                summary=_summary(litellm, exc, model),
+            ) from exc
 
         deployment = _answered_by(target, response)
         answered_model = deployment.model if deployment else model

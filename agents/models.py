@@ -17,7 +17,8 @@ class Agent(models.Model):
     name = models.CharField(max_length=100, unique=True, validators=[no_control_characters])
     slug = models.SlugField(max_length=50, unique=True)
     role = models.CharField(
-        max_length=50, help_text="The role the agent plays, e.g. utility, accuracy, safety.",
+        max_length=50,
+        help_text="The role the agent plays, e.g. utility, accuracy, safety.",
         validators=[no_control_characters],
     )
     guiding_question = models.CharField(
@@ -121,9 +122,21 @@ class GatewayCall(models.Model):
 
     # What `done_fields` sets, for bulk updates.
     DONE_FIELDS = (
-        "status", "model", "deployment", "raw_response", "reasoning_content", "raw_escaped",
-        "parsed", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts",
-        "error", "completed_at",
+        "status",
+        "model",
+        "deployment",
+        "raw_response",
+        "reasoning_content",
+        "raw_escaped",
+        "parsed",
+        "parse_failed",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "latency_ms",
+        "attempts",
+        "error",
+        "completed_at",
     )
 
     class Meta:
@@ -142,8 +155,9 @@ class GatewayCall(models.Model):
         return storable.unescape(self.reasoning_content, self.raw_escaped)
 
     @classmethod
-    def done_fields(cls, response, *, parsed: dict[str, Any], parse_failed: bool,
-                    error: str) -> dict[str, Any]:
+    def done_fields(
+        cls, response, *, parsed: dict[str, Any], parse_failed: bool, error: str
+    ) -> dict[str, Any]:
         """The fields of a call that returned `response` (an `agents.gateway.LLMResponse`): what
         the provider sent, stored faithfully whatever characters it holds."""
         raw = response.content if response.raw_content is None else response.raw_content

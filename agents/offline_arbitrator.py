@@ -58,8 +58,9 @@ class ShownClaim:
 
     def describe(self) -> str:
         what = self.value if self.value is not None else "a qualitative reading"
-        return (f"Agent {self.slot} ({self.agent}): {what} from {self.source or 'an unstated '
-                'source'}, {self.period or 'period not stated'}")
+        return f"Agent {self.slot} ({self.agent}): {what} from {
+            self.source or 'an unstated source'
+        }, {self.period or 'period not stated'}"
 
 
 def _claims(prompt: str) -> list[ShownClaim]:
@@ -94,20 +95,23 @@ def _claims(prompt: str) -> list[ShownClaim]:
     return claims
 
 
-def _reply(resolution: str, action: str, confidence: float, explanation: str,
-           chosen: ShownClaim | None) -> str:
+def _reply(
+    resolution: str, action: str, confidence: float, explanation: str, chosen: ShownClaim | None
+) -> str:
     value = None
     if chosen is not None and chosen.value is not None:
         number = float(chosen.value)
         value = int(number) if number.is_integer() and "." not in chosen.value else number
-    return json.dumps({
-        "resolution": resolution,
-        "explanation": explanation,
-        "recommended_value": value,
-        "recommended_citation": chosen.citation or None if chosen else None,
-        "confidence": confidence,
-        "action": action,
-    })
+    return json.dumps(
+        {
+            "resolution": resolution,
+            "explanation": explanation,
+            "recommended_value": value,
+            "recommended_citation": chosen.citation or None if chosen else None,
+            "confidence": confidence,
+            "action": action,
+        }
+    )
 
 
 def _freshest(claims: list[ShownClaim]) -> ShownClaim:
@@ -118,20 +122,31 @@ def _criteria(best: ShownClaim, rival: ShownClaim) -> tuple[str, float, str]:
     """Which check separates `best` from `rival`: (name, confidence, why)."""
     never = 10**6
     if (best.rank or never) != (rival.rank or never):
-        return "authority", 0.85, (
-            f"{best.source} ranks above {rival.source or 'an unstated source'} in source "
-            "authority"
+        return (
+            "authority",
+            0.85,
+            (
+                f"{best.source} ranks above {rival.source or 'an unstated source'} in source "
+                "authority"
+            ),
         )
     if (best.end or date.min) != (rival.end or date.min):
-        return "freshness", 0.75, f"{best.period} is more recent than {rival.period or 'an '
-                                  'unstated period'}"
+        return (
+            "freshness",
+            0.75,
+            f"{best.period} is more recent than {rival.period or 'an unstated period'}",
+        )
     if best.completeness != rival.completeness:
         return "completeness", 0.7, "its citation is more complete (source, period, citation)"
     gap = best.confidence - rival.confidence
     if gap > 1e-9:
-        return "confidence", (0.7 if gap >= 0.1 - 1e-9 else 0.55), (
-            f"the sources stand equal and agent {best.slot} is more confident "
-            f"({best.confidence:g} against {rival.confidence:g})"
+        return (
+            "confidence",
+            (0.7 if gap >= 0.1 - 1e-9 else 0.55),
+            (
+                f"the sources stand equal and agent {best.slot} is more confident "
+                f"({best.confidence:g} against {rival.confidence:g})"
+            ),
         )
     return "", 0.4, ""
 
@@ -139,8 +154,13 @@ def _criteria(best: ShownClaim, rival: ShownClaim) -> tuple[str, float, str]:
 def arbitration_reply(prompt: str) -> str:
     claims = _claims(prompt)
     if len(claims) < 2:
-        return _reply("neither_valid", "flag_for_review", 0.3,
-                      "I could not read the claims I was asked to arbitrate.", None)
+        return _reply(
+            "neither_valid",
+            "flag_for_review",
+            0.3,
+            "I could not read the claims I was asked to arbitrate.",
+            None,
+        )
     by_slot = {c.slot: c for c in claims}
     pairs_line = RE_PAIRS_LINE.search(prompt)
     pairs = [
@@ -153,25 +173,38 @@ def arbitration_reply(prompt: str) -> str:
     if "confidence_gap" in rules and "value_gap" not in rules and "interpretation" not in rules:
         surest = max(claims, key=lambda c: c.confidence)
         return _reply(
-            "both_valid", "use_both", 0.8,
+            "both_valid",
+            "use_both",
+            0.8,
             "The agents report the same value; only their confidence differs. Both stand, and "
-            f"the better-supported statement is {surest.describe()}.", surest)
+            f"the better-supported statement is {surest.describe()}.",
+            surest,
+        )
     unexplained = [
-        (a, b) for a, b in pairs
+        (a, b)
+        for a, b in pairs
         if not (a.period_key and b.period_key and a.period_key != b.period_key)
     ]
     if not unexplained:
         fresh = _freshest(claims)
         periods = "; ".join(c.describe() for c in claims)
         return _reply(
-            "both_valid", "use_both", 0.8,
+            "both_valid",
+            "use_both",
+            0.8,
             f"The values are not measuring the same thing: they cover different periods "
             f"({periods}). Both can be correct. The most recent figure is {fresh.describe()}.",
-            fresh)
+            fresh,
+        )
     candidates = sorted(
         {c.slot: c for pair in unexplained for c in pair}.values(),
-        key=lambda c: (c.rank or 10**6, -(c.end or date.min).toordinal(), -c.completeness,
-                       -c.confidence, c.slot),
+        key=lambda c: (
+            c.rank or 10**6,
+            -(c.end or date.min).toordinal(),
+            -c.completeness,
+            -c.confidence,
+            c.slot,
+        ),
     )
     best = candidates[0]
     rivals = [b if a is best else a for a, b in unexplained if best in (a, b)]
@@ -179,12 +212,20 @@ def arbitration_reply(prompt: str) -> str:
     criterion, confidence, why = _criteria(best, rival)
     if not criterion:
         return _reply(
-            f"agent{best.slot}_correct", "flag_for_review", confidence,
+            f"agent{best.slot}_correct",
+            "flag_for_review",
+            confidence,
             f"Nothing in the data separates {best.describe()} from {rival.describe()}: same "
             "source standing, same period, equally complete citations and equal confidence. A "
-            "person should check the sources.", None)
+            "person should check the sources.",
+            None,
+        )
     return _reply(
-        f"agent{best.slot}_correct", f"use_agent{best.slot}", confidence,
+        f"agent{best.slot}_correct",
+        f"use_agent{best.slot}",
+        confidence,
         f"{why[0].upper()}{why[1:]}, so agent {best.slot} ({best.agent}) is preferred over "
         f"agent {rival.slot} ({rival.agent}). The figures are for the same period "
-        f"({best.period or 'not stated'}), so only one of them can be right.", best)
+        f"({best.period or 'not stated'}), so only one of them can be right.",
+        best,
+    )

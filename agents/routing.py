@@ -84,9 +84,7 @@ def _deployments(group: str, entries: Any) -> tuple[Deployment, ...]:
         params = {"model": entry} if isinstance(entry, str) else dict(entry)
         name = str(params.pop("name", "") or f"{group}-{i}")
         if not isinstance(params.get("model"), str) or not params["model"].strip():
-            raise ImproperlyConfigured(
-                f"DEBATE_MODEL_GROUPS[{group!r}] entry {i} has no 'model'."
-            )
+            raise ImproperlyConfigured(f"DEBATE_MODEL_GROUPS[{group!r}] entry {i} has no 'model'.")
         found.append(Deployment(id=name, group=group, params=params))
     return tuple(found)
 
@@ -94,8 +92,15 @@ def _deployments(group: str, entries: Any) -> tuple[Deployment, ...]:
 class RoutingConfig:
     """The groups, routes, fallbacks and allow-list, read from settings and checked."""
 
-    def __init__(self, *, groups: dict[str, Any], routes: dict[str, str],
-                 fallbacks: dict[str, list[str]], allowed: list[str], default_model: str):
+    def __init__(
+        self,
+        *,
+        groups: dict[str, Any],
+        routes: dict[str, str],
+        fallbacks: dict[str, list[str]],
+        allowed: list[str],
+        default_model: str,
+    ):
         configured = dict(groups or {})
         self.groups: dict[str, tuple[Deployment, ...]] = {
             name: _deployments(name, configured.pop(name, default_model)) for name in GROUPS
@@ -161,8 +166,12 @@ class RoutingConfig:
     def allowed_models(self) -> list[str]:
         """Group names, every deployment's model string, the default model and
         `DEBATE_ALLOWED_MODELS` (which may end in `*`: `offline/*`)."""
-        names = [*sorted(self.groups), *sorted({d.model for d in self.by_id.values()}),
-                 self.default_model, *self.extra_allowed]
+        names = [
+            *sorted(self.groups),
+            *sorted({d.model for d in self.by_id.values()}),
+            self.default_model,
+            *self.extra_allowed,
+        ]
         return list(dict.fromkeys(names))
 
     def is_allowed(self, name: str) -> bool:
@@ -191,10 +200,15 @@ _cache: dict[str, Any] = {}
 
 def _settings_key() -> str:
     return json.dumps(
-        [settings.DEBATE_MODEL_GROUPS, settings.DEBATE_MODEL_ROUTES,
-         settings.DEBATE_MODEL_FALLBACKS, settings.DEBATE_ALLOWED_MODELS,
-         settings.DEBATE_DEFAULT_MODEL],
-        sort_keys=True, default=str,
+        [
+            settings.DEBATE_MODEL_GROUPS,
+            settings.DEBATE_MODEL_ROUTES,
+            settings.DEBATE_MODEL_FALLBACKS,
+            settings.DEBATE_ALLOWED_MODELS,
+            settings.DEBATE_DEFAULT_MODEL,
+        ],
+        sort_keys=True,
+        default=str,
     )
 
 
@@ -222,8 +236,11 @@ def router(litellm):
         if _cache.get("router_for") is not current:
             _cache["router"] = litellm.Router(
                 model_list=[
-                    {"model_name": d.id, "litellm_params": dict(d.params),
-                     "model_info": {"id": d.id}}
+                    {
+                        "model_name": d.id,
+                        "litellm_params": dict(d.params),
+                        "model_info": {"id": d.id},
+                    }
                     for d in current.by_id.values()
                 ],
                 num_retries=0,

@@ -43,6 +43,7 @@ def agent_protocols_clean(protocols: Iterable[str]) -> list[str]:
         )
     return protocols
 
+
 # What a version keeps and an audit entry compares (timestamps are not part of an agent's state).
 VETO_PERMISSION = "agents.change_agent_veto"
 
@@ -60,8 +61,18 @@ def veto_power_changes(agent: Agent | None, data: dict) -> list[str]:
 
 
 VERSIONED_FIELDS = (
-    "name", "slug", "role", "position", "is_active", "protocols", "guiding_question",
-    "system_prompt", "model_name", "temperature", "can_veto", "veto_risk_threshold",
+    "name",
+    "slug",
+    "role",
+    "position",
+    "is_active",
+    "protocols",
+    "guiding_question",
+    "system_prompt",
+    "model_name",
+    "temperature",
+    "can_veto",
+    "veto_risk_threshold",
 )
 
 
@@ -103,8 +114,13 @@ def agent_save(*, agent: Agent, actor=None, note: str = "") -> Agent:
         if not agent.versions.exists():  # created before versioning: keep where it started
             _add_version(agent, snapshot=before, changes={}, actor=None)
     version = _add_version(agent, snapshot=after, changes=changes, actor=actor)
-    audit.record(actor=actor, action=action, subject=agent, changes=changes,
-                 note=note or f"version {version.number}")
+    audit.record(
+        actor=actor,
+        action=action,
+        subject=agent,
+        changes=changes,
+        note=note or f"version {version.number}",
+    )
     return agent
 
 
@@ -113,7 +129,9 @@ def agent_delete(*, agent: Agent, actor=None) -> None:
     """Delete the agent; its versions and audit entries stay."""
     snapshot = agent_snapshot(agent)
     audit.record(
-        actor=actor, action="agent.delete", subject=agent,
+        actor=actor,
+        action="agent.delete",
+        subject=agent,
         changes={name: {"from": value, "to": None} for name, value in snapshot.items()},
     )
     agent.delete()

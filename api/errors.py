@@ -38,8 +38,7 @@ class PayloadTooLarge(exceptions.APIException):
 
 def too_large_message() -> str:
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return (f"The request body is too large: at most {limit:,} bytes "
-            f"({limit / 1024 / 1024:.1f} MB).")
+    return f"The request body is too large: at most {limit:,} bytes ({limit / 1024 / 1024:.1f} MB)."
 
 
 def shorten(data):

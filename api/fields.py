@@ -76,8 +76,6 @@ class BlankAsNullCharField(serializers.CharField):
         return value or None
 
 
-
-
 class FilterChoiceField(serializers.ChoiceField):
     """A query filter's choice, in any case (`refuse` is REFUSE); a value it does not know is
     answered with every valid one."""

@@ -74,8 +74,11 @@ def run_checks() -> tuple[bool, dict[str, dict[str, Any]]]:
 HEALTH_STATUSES = ["ok", "unavailable"]
 HEALTH_CHECK = inline_serializer(
     "HealthCheck",
-    {"ok": serializers.BooleanField(), "detail": serializers.CharField(),
-     "duration_ms": serializers.FloatField()},
+    {
+        "ok": serializers.BooleanField(),
+        "detail": serializers.CharField(),
+        "duration_ms": serializers.FloatField(),
+    },
 )
 HEALTH = inline_serializer(
     "Health",
@@ -111,8 +114,11 @@ class HealthView(APIView):
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(summary="Readiness check", auth=[],
-                   responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")})
+    @extend_schema(
+        summary="Readiness check",
+        auth=[],
+        responses={200: HEALTH, 503: OpenApiResponse(HEALTH, description="Not ready")},
+    )
     def get(self, request):
         ok, checks = run_checks()
         body = {"status": "ok" if ok else "unavailable"}

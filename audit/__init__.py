@@ -10,9 +10,17 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 
 
-def record(*, actor, action: str, subject, changes: dict[str, Any] | None = None,
-           note: str = "", subject_type: str = "", subject_id: Any = None,
-           subject_repr: str = ""):
+def record(
+    *,
+    actor,
+    action: str,
+    subject,
+    changes: dict[str, Any] | None = None,
+    note: str = "",
+    subject_type: str = "",
+    subject_id: Any = None,
+    subject_repr: str = "",
+):
     """Append one entry and return it. Call it inside the transaction of the change it records,
     so the entry and the change are stored together or not at all.
 

@@ -28,5 +28,7 @@ class AuditEntry(models.Model):
         indexes = [models.Index(fields=["subject_type", "subject_id", "-at"])]
 
     def __str__(self):
-        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name or 'system'} {self.action} " \
-               f"{self.subject_type}#{self.subject_id}"
+        return (
+            f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name or 'system'} {self.action} "
+            f"{self.subject_type}#{self.subject_id}"
+        )

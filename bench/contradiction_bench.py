@@ -46,14 +46,26 @@ def ensure_database():
 
 def reports(n: int) -> list[dict]:
     def finding(i, value, source):
-        return {"metric": f"indicator {i}", "value": value, "unit": "%", "source": source,
-                "period": "2024", "citation": f"{source} 2024, table {i}"}
+        return {
+            "metric": f"indicator {i}",
+            "value": value,
+            "unit": "%",
+            "source": source,
+            "period": "2024",
+            "citation": f"{source} 2024, table {i}",
+        }
 
     return [
-        {"agent": "LabourEconomist", "confidence": 0.8,
-         "findings": [finding(i, 1.0 + i, "GCC-STAT") for i in range(n)]},
-        {"agent": "NationalStrategy", "confidence": 0.9,
-         "findings": [finding(i, round((1.0 + i) * 1.25, 4), "World Bank") for i in range(n)]},
+        {
+            "agent": "LabourEconomist",
+            "confidence": 0.8,
+            "findings": [finding(i, 1.0 + i, "GCC-STAT") for i in range(n)],
+        },
+        {
+            "agent": "NationalStrategy",
+            "confidence": 0.9,
+            "findings": [finding(i, round((1.0 + i) * 1.25, 4), "World Bank") for i in range(n)],
+        },
     ]
 
 
@@ -80,21 +92,49 @@ def main():
     load()  # import litellm once, outside the timings
     settings.DEBATE_OFFLINE_LATENCY = L
 
-    print(f"L = {L:.3f} s per arbitration call; median of {args.runs} runs after a warm-up; "
-          f"at most {settings.CONTRADICTION_MAX_CONCURRENT_CALLS} calls at once")
-    header = (f"{'contradictions':>14} {'calls':>5} {'resolved':>8} {'run wall':>9} "
-              f"{'wall/L':>7} {'arbitration/L':>13}")
+    print(
+        f"L = {L:.3f} s per arbitration call; median of {args.runs} runs after a warm-up; "
+        f"at most {settings.CONTRADICTION_MAX_CONCURRENT_CALLS} calls at once"
+    )
+    header = (
+        f"{'contradictions':>14} {'calls':>5} {'resolved':>8} {'run wall':>9} "
+        f"{'wall/L':>7} {'arbitration/L':>13}"
+    )
     print(header)
     print("-" * len(header))
     for n in (0, 3, 10):
-        payload = parse_payload(reports(n) if n else [
-            {"agent": "A", "confidence": 0.8, "findings": [
-                {"metric": "x", "value": 1.0, "unit": "%", "source": "GCC-STAT",
-                 "period": "2024"}]},
-            {"agent": "B", "confidence": 0.8, "findings": [
-                {"metric": "x", "value": 1.0, "unit": "%", "source": "GCC-STAT",
-                 "period": "2024"}]},
-        ])
+        payload = parse_payload(
+            reports(n)
+            if n
+            else [
+                {
+                    "agent": "A",
+                    "confidence": 0.8,
+                    "findings": [
+                        {
+                            "metric": "x",
+                            "value": 1.0,
+                            "unit": "%",
+                            "source": "GCC-STAT",
+                            "period": "2024",
+                        }
+                    ],
+                },
+                {
+                    "agent": "B",
+                    "confidence": 0.8,
+                    "findings": [
+                        {
+                            "metric": "x",
+                            "value": 1.0,
+                            "unit": "%",
+                            "source": "GCC-STAT",
+                            "period": "2024",
+                        }
+                    ],
+                },
+            ]
+        )
         walls, arbitrations = [], []
         for i in range(args.runs + 1):
             run = services.contradiction_run_create(reports=payload["reports"], enqueue=False)
@@ -109,8 +149,10 @@ def main():
         calls = ArbitrationCall.objects.filter(run=run).count()
         wall = statistics.median(walls)
         arbitration = statistics.median(arbitrations)
-        print(f"{run.contradictions_found:>14} {calls:>5} {run.resolved_count:>8} "
-              f"{wall:>8.3f}s {wall / L:>7.2f} {arbitration / L:>13.2f}")
+        print(
+            f"{run.contradictions_found:>14} {calls:>5} {run.resolved_count:>8} "
+            f"{wall:>8.3f}s {wall / L:>7.2f} {arbitration / L:>13.2f}"
+        )
 
 
 if __name__ == "__main__":

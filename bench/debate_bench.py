@@ -84,12 +84,14 @@ def tree_cpu(pid: int) -> float:
 
 def rss_mb(pid: int) -> float:
     """Resident memory of a worker and its pool processes, in MB."""
+
     def one(p):
         try:
             with open(f"/proc/{p}/status") as f:
                 return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
         except (FileNotFoundError, StopIteration):
             return 0
+
     total = one(pid)
     for entry in os.listdir("/proc"):
         if entry.isdigit() and (fields := _stat(int(entry))) and int(fields[1]) == pid:
@@ -118,9 +120,10 @@ class BackendSampler:
 
     def sample(self, initial=False):
         pids = [
-            pid for (pid,) in self.conn.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> "
-                "pg_backend_pid()", [self.dbname],
+            pid
+            for (pid,) in self.conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                [self.dbname],
             )
             if pid not in self.exclude
         ]
@@ -148,10 +151,25 @@ def start_workers(count: int, latency: float, *extra: str) -> list:
     env = {**os.environ, "DEBATE_OFFLINE_LATENCY": str(latency)}
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info",
-             "--without-mingle", "--without-gossip", "-n", f"bench-{os.getpid()}-{n}@%h",
-             *extra],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "info",
+                "--without-mingle",
+                "--without-gossip",
+                "-n",
+                f"bench-{os.getpid()}-{n}@%h",
+                *extra,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         for n in range(count)
     ]
@@ -172,8 +190,12 @@ def stop_workers(workers):
         w.wait(timeout=60)
 
 
-QUESTIONS = ["What is the capital of France?", "Is Bitcoin a good investment?",
-             "How do I hack into my ex's email?", "Should I learn Python or Go?"]
+QUESTIONS = [
+    "What is the capital of France?",
+    "Is Bitcoin a good investment?",
+    "How do I hack into my ex's email?",
+    "Should I learn Python or Go?",
+]
 
 
 def run_together(n: int, *, tag: str = "") -> float:
@@ -189,8 +211,9 @@ def run_together(n: int, *, tag: str = "") -> float:
     pending = set(ids)
     while pending:
         pending -= set(
-            Debate.objects.filter(id__in=pending, status__in=["completed", "failed"])
-            .values_list("id", flat=True)
+            Debate.objects.filter(id__in=pending, status__in=["completed", "failed"]).values_list(
+                "id", flat=True
+            )
         )
         if time.perf_counter() - t0 > 600:
             raise SystemExit(f"{len(pending)} debates did not finish in 600 s")
@@ -228,15 +251,19 @@ def worker_cost(args):
     redis.Redis.from_url(REDIS_URL).flushdb()
     from config.celery import app
 
-    print(f"worker: celery -A config worker {' '.join(args.worker_args)}".rstrip()
-          + f" (settings: pool {app.conf.worker_pool}, concurrency "
-          f"{app.conf.worker_concurrency or os.cpu_count()}, CELERY_DB_REUSE_MAX "
-          f"{getattr(settings, 'CELERY_DB_REUSE_MAX', None)})")
+    print(
+        f"worker: celery -A config worker {' '.join(args.worker_args)}".rstrip()
+        + f" (settings: pool {app.conf.worker_pool}, concurrency "
+        f"{app.conf.worker_concurrency or os.cpu_count()}, CELERY_DB_REUSE_MAX "
+        f"{getattr(settings, 'CELERY_DB_REUSE_MAX', None)})"
+    )
 
     counts = statements_per_run(args.cost_latency)
     flat = [c for cs in counts.values() for c in cs]
-    print(f"SQL statements per S4 debate run: {min(flat)}-{max(flat)}; by question (3 runs "
-          "each): " + "; ".join(f"{q!r} {cs}" for q, cs in counts.items()))
+    print(
+        f"SQL statements per S4 debate run: {min(flat)}-{max(flat)}; by question (3 runs "
+        "each): " + "; ".join(f"{q!r} {cs}" for q, cs in counts.items())
+    )
 
     L = args.cost_latency
     workers = start_workers(1, L, *args.worker_args)
@@ -281,13 +308,20 @@ def worker_cost(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--worker-cost", action="store_true",
-                        help="CPU, statements and makespans through workers (sections 4, 5)")
+    parser.add_argument(
+        "--worker-cost",
+        action="store_true",
+        help="CPU, statements and makespans through workers (sections 4, 5)",
+    )
     parser.add_argument("--cost-debates", type=int, default=200)
     parser.add_argument("--cost-latency", type=float, default=0.02)
     parser.add_argument("--makespan", action="append", default=None, metavar="N:L")
-    parser.add_argument("--worker-args", nargs="*", default=[],
-                        help="more worker arguments, e.g. -P prefork -c 2 to compare")
+    parser.add_argument(
+        "--worker-args",
+        nargs="*",
+        default=[],
+        help="more worker arguments, e.g. -P prefork -c 2 to compare",
+    )
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--debates", type=int, default=50)
     parser.add_argument("--cpu-runs", type=int, default=20)
@@ -351,10 +385,28 @@ def main():
     per_process = -(-args.debates // args.worker_processes)
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "-P",
-             "threads", "-c", str(per_process), "--without-mingle", "--without-gossip",
-             "-n", f"bench-{os.getpid()}-{n}@%h"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "warning",
+                "-P",
+                "threads",
+                "-c",
+                str(per_process),
+                "--without-mingle",
+                "--without-gossip",
+                "-n",
+                f"bench-{os.getpid()}-{n}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         for n in range(args.worker_processes)
     ]
@@ -365,8 +417,12 @@ def main():
         while len(app.control.ping(timeout=0.5)) < len(workers):
             if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
                 raise SystemExit("the benchmark workers did not start")
-        questions = ["What is the capital of France?", "Is Bitcoin a good investment?",
-                     "How do I hack into my ex's email?", "Should I learn Python or Go?"]
+        questions = [
+            "What is the capital of France?",
+            "Is Bitcoin a good investment?",
+            "How do I hack into my ex's email?",
+            "Should I learn Python or Go?",
+        ]
         t0 = time.perf_counter()
         ids = [
             services.debate_create(query=questions[i % len(questions)]).id
@@ -375,8 +431,9 @@ def main():
         pending = set(ids)
         while pending:
             done = set(
-                Debate.objects.filter(id__in=pending, status__in=["completed", "failed"])
-                .values_list("id", flat=True)
+                Debate.objects.filter(
+                    id__in=pending, status__in=["completed", "failed"]
+                ).values_list("id", flat=True)
             )
             pending -= done
             if time.perf_counter() - t0 > 300:
@@ -399,8 +456,7 @@ def main():
     settings.DEBATE_OFFLINE_LATENCY = 0
     cpu, queries = [], []
     for i in range(args.cpu_runs):
-        debate = services.debate_create(query=f"Is Bitcoin a good investment? ({i})",
-                                        enqueue=False)
+        debate = services.debate_create(query=f"Is Bitcoin a good investment? ({i})", enqueue=False)
         c0 = time.process_time()
         with CaptureQueriesContext(connection) as ctx:
             services.debate_run(debate_id=debate.id)

@@ -59,27 +59,47 @@ def seed(n: int) -> None:
         labelled = i % 2 == 0
         override = "REFUSE" if labelled and i % 20 == 0 and decision != "REFUSE" else ""
         debate = Debate(
-            query=f"question {i}", protocol="s4", status=Debate.Status.COMPLETED,
-            decision=decision, decision_override=override,
-            review_status="resolved" if labelled else "", rules_version=version,
+            query=f"question {i}",
+            protocol="s4",
+            status=Debate.Status.COMPLETED,
+            decision=decision,
+            decision_override=override,
+            review_status="resolved" if labelled else "",
+            rules_version=version,
             majority_decision=evaluation.majority_decision(
                 "s4", [evaluation.Answer(s, d, 80, 20) for s, d in zip("abc", first, strict=True)]
             ),
-            cost_usd="0.012000", started_at=now - dt.timedelta(seconds=6 + i % 5),
+            cost_usd="0.012000",
+            started_at=now - dt.timedelta(seconds=6 + i % 5),
             completed_at=now - dt.timedelta(seconds=i),
-            baselines={"agents": [
-                {"agent": s, "independent": a, "final": b,
-                 "change": evaluation.change_direction(a, b)}
-                for s, a, b in zip("abc", first, final, strict=True)
-            ]},
+            baselines={
+                "agents": [
+                    {
+                        "agent": s,
+                        "independent": a,
+                        "final": b,
+                        "change": evaluation.change_direction(a, b),
+                    }
+                    for s, a, b in zip("abc", first, final, strict=True)
+                ]
+            },
         )
         debates.append(debate)
         for pos, (slug, decision_final) in enumerate(zip("abc", final, strict=True)):
-            p = Participant(debate=debate, position=pos, name=slug, slug=slug, role="r",
-                            system_prompt="", model_name=f"model-{slug}", temperature=0.2)
+            p = Participant(
+                debate=debate,
+                position=pos,
+                name=slug,
+                slug=slug,
+                role="r",
+                system_prompt="",
+                model_name=f"model-{slug}",
+                temperature=0.2,
+            )
             participants.append(p)
-            votes.append(Vote(debate=debate, participant=p, decision=decision_final,
-                              confidence=80, risk=20))
+            votes.append(
+                Vote(debate=debate, participant=p, decision=decision_final, confidence=80, risk=20)
+            )
     Debate.objects.bulk_create(debates, batch_size=2000)
     Participant.objects.bulk_create(participants, batch_size=5000)
     Vote.objects.bulk_create(votes, batch_size=5000)
@@ -117,14 +137,20 @@ def main():
     seed(args.debates)
     seconds, queries, report = measure(ground_truth_report, args.runs)
     overall = report.figures.overall
-    print(f"ground_truth_report over {report.debates} debates ({overall.labelled} labelled): "
-          f"{queries} queries, {seconds * 1000:.0f} ms (median of {args.runs})")
-    print(f"  debate agreement {overall.debate.rate} (n={overall.debate.n}), majority "
-          f"{overall.majority.rate} (n={overall.majority.n}), single agent "
-          f"{overall.single_agent.rate} (n={overall.single_agent.n})")
+    print(
+        f"ground_truth_report over {report.debates} debates ({overall.labelled} labelled): "
+        f"{queries} queries, {seconds * 1000:.0f} ms (median of {args.runs})"
+    )
+    print(
+        f"  debate agreement {overall.debate.rate} (n={overall.debate.n}), majority "
+        f"{overall.majority.rate} (n={overall.majority.n}), single agent "
+        f"{overall.single_agent.rate} (n={overall.single_agent.n})"
+    )
     seconds, queries, replay = measure(replay_rules, args.runs)
-    print(f"replay_rules over {replay.checked} debates: {queries} queries, "
-          f"{seconds * 1000:.0f} ms; identical {replay.identical}/{replay.checked}")
+    print(
+        f"replay_rules over {replay.checked} debates: {queries} queries, "
+        f"{seconds * 1000:.0f} ms; identical {replay.identical}/{replay.checked}"
+    )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,12 @@ class Process:
         self.log = log
         self.handle = open(log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", *args], cwd=ROOT, env={**os.environ, **env},
-            stdout=self.handle, stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, "-m", "celery", *args],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         while ready not in log.read_text():
@@ -84,13 +88,33 @@ class Process:
 
 
 def worker(log: Path, **env) -> Process:
-    return Process(["-A", "config", "worker", "-l", "info", "-c", "2", "--without-mingle",
-                    "--without-gossip", "-n", f"{log.stem}@%h"], log, env, "ready")
+    return Process(
+        [
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "info",
+            "-c",
+            "2",
+            "--without-mingle",
+            "--without-gossip",
+            "-n",
+            f"{log.stem}@%h",
+        ],
+        log,
+        env,
+        "ready",
+    )
 
 
 def beat(log: Path) -> Process:
-    return Process(["-A", "config", "beat", "-l", "info", "-s", str(log.with_suffix(".db"))],
-                   log, {}, "schedule loaded")
+    return Process(
+        ["-A", "config", "beat", "-l", "info", "-s", str(log.with_suffix(".db"))],
+        log,
+        {},
+        "schedule loaded",
+    )
 
 
 def wait_ended(ids, timeout: float) -> dict:
@@ -99,8 +123,9 @@ def wait_ended(ids, timeout: float) -> dict:
 
     started, ended = time.monotonic(), {}
     while len(ended) < len(ids) and time.monotonic() - started < timeout:
-        for pk, status in Debate.objects.filter(id__in=ids, status__in=["completed", "failed"]
-                                                ).values_list("id", "status"):
+        for pk, status in Debate.objects.filter(
+            id__in=ids, status__in=["completed", "failed"]
+        ).values_list("id", "status"):
             ended.setdefault(pk, (status, time.monotonic() - started))
         time.sleep(0.2)
     return ended
@@ -112,15 +137,19 @@ def fault_rate(args, tmp: Path, redis_client):
     from tests.support.fake_openai import FAULTS, FakeOpenAI, FaultPlan, Reply
 
     with FakeOpenAI() as server:
-        server.plan = FaultPlan(rate=args.rate, seed=1,
-                                kinds={**FAULTS, "timeout": lambda: Reply.slow(6)})
+        server.plan = FaultPlan(
+            rate=args.rate, seed=1, kinds={**FAULTS, "timeout": lambda: Reply.slow(6)}
+        )
         # A call times out after 5 s; the server's slow replies take 6 s.
         w = worker(tmp / "faults.log", **server.env(), DEBATE_LLM_TIMEOUT="5")
         try:
             t0 = time.monotonic()
-            ids = [services.debate_create(query=f"{QUESTIONS[i % 4]} (case {i})",
-                                          options={"model": server.model}).id
-                   for i in range(args.debates)]
+            ids = [
+                services.debate_create(
+                    query=f"{QUESTIONS[i % 4]} (case {i})", options={"model": server.model}
+                ).id
+                for i in range(args.debates)
+            ]
             ended = wait_ended(ids, timeout=900)
             wall = time.monotonic() - t0
         finally:
@@ -134,19 +163,25 @@ def fault_rate(args, tmp: Path, redis_client):
         # A stored call asked again: a request with its prompt received after it was stored.
         stored = {}
         for prompt, at in LLMCall.objects.filter(debate_id__in=ids, status="done").values_list(
-                "prompt", "completed_at"):
+            "prompt", "completed_at"
+        ):
             key = hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:16]
             stored[key] = at.timestamp()
-        stored_again = sum(1 for r in server.requests()
-                           if r.fingerprint in stored and r.received_at > stored[r.fingerprint])
-        print(f"1. {args.rate:.0%} faults: {completed}/{len(ids)} debates completed "
-              f"({len(ended) - completed} failed) in {wall:.0f} s; {server.count()} requests, "
-              f"{faults} faults served; answered calls requested again: "
-              f"{sum(n - 1 for n in server.repeated().values())} (answers sent after the "
-              f"gateway's timeout: {timeouts} client timeouts, {server.count(kind='slow')} "
-              f"replies slowed on purpose); stored calls requested again: {stored_again}; "
-              f"task retries: {retries}; "
-              f"call rows beyond 12 per debate: {duplicates}")
+        stored_again = sum(
+            1
+            for r in server.requests()
+            if r.fingerprint in stored and r.received_at > stored[r.fingerprint]
+        )
+        print(
+            f"1. {args.rate:.0%} faults: {completed}/{len(ids)} debates completed "
+            f"({len(ended) - completed} failed) in {wall:.0f} s; {server.count()} requests, "
+            f"{faults} faults served; answered calls requested again: "
+            f"{sum(n - 1 for n in server.repeated().values())} (answers sent after the "
+            f"gateway's timeout: {timeouts} client timeouts, {server.count(kind='slow')} "
+            f"replies slowed on purpose); stored calls requested again: {stored_again}; "
+            f"task retries: {retries}; "
+            f"call rows beyond 12 per debate: {duplicates}"
+        )
 
 
 def recovery(tmp: Path, redis_client):
@@ -170,13 +205,16 @@ def recovery(tmp: Path, redis_client):
     finally:
         the_beat.kill(signal.SIGTERM)
         second.kill(signal.SIGTERM)
-    statuses = set(Debate.objects.filter(id__in=[crashed.id, *lost]).values_list("status",
-                                                                                 flat=True))
+    statuses = set(
+        Debate.objects.filter(id__in=[crashed.id, *lost]).values_list("status", flat=True)
+    )
     after_kill = ended[crashed.id][1]
     after_loss = max(ended[i][1] for i in lost)
-    print(f"2. recovered (from a worker being available; beat started with it): after kill -9 "
-          f"{after_kill:.0f} s, after a lost queue {after_loss:.0f} s (statuses: "
-          f"{', '.join(sorted(statuses))}; the worker warned of no beat: {warned})")
+    print(
+        f"2. recovered (from a worker being available; beat started with it): after kill -9 "
+        f"{after_kill:.0f} s, after a lost queue {after_loss:.0f} s (statuses: "
+        f"{', '.join(sorted(statuses))}; the worker warned of no beat: {warned})"
+    )
 
 
 def main():

@@ -93,8 +93,9 @@ def measure_delays(user, latency: float, debates: int) -> list[float]:
     base = f"http://127.0.0.1:{server.port}"
     delays: list[float] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless=new",
-                                                                     "--no-sandbox"])
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless=new", "--no-sandbox"]
+        )
         page = browser.new_page()
         page.goto(f"{base}/accounts/login/")
         page.fill("#id_username", user.username)
@@ -102,12 +103,12 @@ def measure_delays(user, latency: float, debates: int) -> list[float]:
         page.click("button[type=submit]")
         page.wait_for_load_state()
         for _ in range(debates):
-            debate = services.debate_create(query="How do I hack into my ex's email?",
-                                            created_by=user, enqueue=False)
+            debate = services.debate_create(
+                query="How do I hack into my ex's email?", created_by=user, enqueue=False
+            )
             page.goto(f"{base}/debates/{debate.id}/")
             page.evaluate(WATCH)
-            runner = threading.Thread(target=services.debate_run,
-                                      kwargs={"debate_id": debate.id})
+            runner = threading.Thread(target=services.debate_run, kwargs={"debate_id": debate.id})
             runner.start()
             page.locator("#decision").wait_for(timeout=60_000)
             runner.join()
@@ -125,16 +126,19 @@ def measure_polls(user, runs: int) -> dict[str, tuple[float, int]]:
 
     from debates import selectors, services
 
-    debate = services.debate_create(query="Is Bitcoin a good investment?", created_by=user,
-                                    enqueue=False)
+    debate = services.debate_create(
+        query="Is Bitcoin a good investment?", created_by=user, enqueue=False
+    )
     services.debate_run(debate_id=debate.id)
     version = selectors.debate_so_far(debate_id=debate.id, user=user).version
     client = Client()
     client.force_login(user)
     url = reverse("debates:live", args=[debate.id])
     results = {}
-    for label, params, status in (("unchanged (204)", {"since": version}, 204),
-                                  ("changed (200)", {}, 200)):
+    for label, params, status in (
+        ("unchanged (204)", {"since": version}, 204),
+        ("changed (200)", {}, 200),
+    ):
         client.get(url, params)
         times = []
         for _ in range(runs):
@@ -172,10 +176,14 @@ def main():
     user.save()
 
     delays = sorted(measure_delays(user, args.latency, args.debates))
-    print(f"stored -> on screen, {len(delays)} messages, poll every {POLL_INTERVAL_MS} ms, "
-          f"L = {args.latency} s:")
-    print(f"  median {statistics.median(delays):.3f} s, "
-          f"p90 {delays[int(len(delays) * 0.9) - 1]:.3f} s, max {delays[-1]:.3f} s")
+    print(
+        f"stored -> on screen, {len(delays)} messages, poll every {POLL_INTERVAL_MS} ms, "
+        f"L = {args.latency} s:"
+    )
+    print(
+        f"  median {statistics.median(delays):.3f} s, "
+        f"p90 {delays[int(len(delays) * 0.9) - 1]:.3f} s, max {delays[-1]:.3f} s"
+    )
     for label, (ms, queries) in measure_polls(user, args.polls).items():
         print(f"one poll, {label}: {ms:.1f} ms median, {queries} SQL queries")
 

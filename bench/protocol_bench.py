@@ -91,8 +91,10 @@ def main():
     settings.DEBATE_OFFLINE_LATENCY = L
 
     print(f"L = {L:.3f} s per LLM call; median of {args.runs} runs after a warm-up")
-    header = (f"{'protocol':<19} {'question':<45} {'decision':<13} {'calls':>5} "
-              f"{'path':>6} {'wall':>8} {'wall/L':>7} {'wall/path':>9}")
+    header = (
+        f"{'protocol':<19} {'question':<45} {'decision':<13} {'calls':>5} "
+        f"{'path':>6} {'wall':>8} {'wall/L':>7} {'wall/path':>9}"
+    )
     print(header)
     print("-" * len(header))
     for protocol, question in SCENARIOS:

@@ -59,10 +59,17 @@ def fill(n_items: int, staff) -> None:
     made = 0
     for start in range(0, n_debates, batch):
         debates = Debate.objects.bulk_create(
-            Debate(query=f"Bench question {i}: is this worth a human look?", status="completed",
-                   decision="WARN", consensus_type="split", completed_at=now,
-                   metadata={"vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1, "VETO": 0},
-                             "max_risk": i % 100})
+            Debate(
+                query=f"Bench question {i}: is this worth a human look?",
+                status="completed",
+                decision="WARN",
+                consensus_type="split",
+                completed_at=now,
+                metadata={
+                    "vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1, "VETO": 0},
+                    "max_risk": i % 100,
+                },
+            )
             for i in range(start, min(start + batch, n_debates))
         )
         items = []
@@ -71,13 +78,17 @@ def fill(n_items: int, staff) -> None:
                 if made >= n_items:
                     break
                 closed = made % 5 == 4
-                items.append(ReviewItem(
-                    debate=d, reason=r, priority=30 + made % 60,
-                    status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
-                    assignee=staff if closed or made % 10 == 0 else None,
-                    closed_at=now if closed else None,
-                    note="bench" if closed else "",
-                ))
+                items.append(
+                    ReviewItem(
+                        debate=d,
+                        reason=r,
+                        priority=30 + made % 60,
+                        status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
+                        assignee=staff if closed or made % 10 == 0 else None,
+                        closed_at=now if closed else None,
+                        note="bench" if closed else "",
+                    )
+                )
                 made += 1
         ReviewItem.objects.bulk_create(items, batch_size=5000)
         ReviewItem.objects.filter(debate__in=debates).update(
@@ -135,8 +146,10 @@ def main():
                 times.append((time.perf_counter() - t0) * 1000)
             assert response.status_code == 200, response.status_code
             queries.add(len(ctx.captured_queries))
-        print(f"{label:<38} {statistics.median(times):>9.1f} {max(times):>7.1f} "
-              f"{'/'.join(map(str, sorted(queries))):>7}")
+        print(
+            f"{label:<38} {statistics.median(times):>9.1f} {max(times):>7.1f} "
+            f"{'/'.join(map(str, sorted(queries))):>7}"
+        )
 
     sql, params = selectors.queue_items(user=staff).query.sql_with_params()
     with connection.cursor() as cursor:
@@ -151,17 +164,27 @@ def main():
     from reviews.models import ReviewItem
 
     debate = Debate.objects.create(
-        query="Bench enqueue", status="completed", decision="REFUSE",
-        metadata={"consensus_type": "veto", "veto_applied": True, "veto_agent": "Safety Agent",
-                  "veto_risk": 90, "max_risk": 90, "low_confidence_warning": True},
+        query="Bench enqueue",
+        status="completed",
+        decision="REFUSE",
+        metadata={
+            "consensus_type": "veto",
+            "veto_applied": True,
+            "veto_agent": "Safety Agent",
+            "veto_risk": 90,
+            "max_risk": 90,
+            "low_confidence_warning": True,
+        },
     )
     with CaptureQueriesContext(connection) as ctx:
         created = review_items_for_debate(debate=debate)
     with CaptureQueriesContext(connection) as again:
         review_items_for_debate(debate=debate)
-    print(f"\nenqueue: {len(created)} items in {len(ctx.captured_queries)} queries; "
-          f"repeated: {len(again.captured_queries)} queries, "
-          f"{ReviewItem.objects.filter(debate=debate).count()} items in all")
+    print(
+        f"\nenqueue: {len(created)} items in {len(ctx.captured_queries)} queries; "
+        f"repeated: {len(again.captured_queries)} queries, "
+        f"{ReviewItem.objects.filter(debate=debate).count()} items in all"
+    )
 
 
 if __name__ == "__main__":

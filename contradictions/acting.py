@@ -21,8 +21,7 @@ def review_choices(contradiction: Contradiction) -> list[tuple[str, str]]:
     """What an analyst may keep: each conflicting claim, or all of them with their context."""
     members = sorted(contradiction.members.all(), key=lambda m: m.slot)
     choices = [
-        (f"finding:{m.finding_id}", f"Keep {consensus.cite(claim_of(m.finding))}")
-        for m in members
+        (f"finding:{m.finding_id}", f"Keep {consensus.cite(claim_of(m.finding))}") for m in members
     ]
     choices.append((arbitration.USE_BOTH, "Keep every value, each in its own context"))
     return choices
@@ -61,8 +60,15 @@ def contradiction_apply_review(*, contradiction_id, user, choice: str, note: str
     row.reviewed_by = user
     row.reviewed_at = timezone.now()
     row.review_note = note
-    row.save(update_fields=["review_action", "review_finding", "reviewed_by", "reviewed_at",
-                            "review_note"])
+    row.save(
+        update_fields=[
+            "review_action",
+            "review_finding",
+            "reviewed_by",
+            "reviewed_at",
+            "review_note",
+        ]
+    )
     run = row.run
     built, _ = consensus_of(run.id, Ranking.from_snapshot(run.authority), run.min_confidence)
     ContradictionRun.objects.filter(id=run.id).update(

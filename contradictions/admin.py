@@ -39,8 +39,17 @@ class ReportInline(ReadOnlyInline):
 
 class FindingInline(ReadOnlyInline):
     model = Finding
-    fields = ("report", "metric", "value", "unit", "source", "period", "confidence",
-              "interpretation", "citation")
+    fields = (
+        "report",
+        "metric",
+        "value",
+        "unit",
+        "source",
+        "period",
+        "confidence",
+        "interpretation",
+        "citation",
+    )
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("report")
@@ -48,16 +57,39 @@ class FindingInline(ReadOnlyInline):
 
 class CallInline(ReadOnlyInline):
     model = ArbitrationCall
-    fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
-              "raw_escaped", "parse_failed", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
-              "attempts", "error")
+    fields = (
+        "key",
+        "status",
+        "model",
+        "deployment",
+        "raw_response",
+        "reasoning_content",
+        "raw_escaped",
+        "parse_failed",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "latency_ms",
+        "attempts",
+        "error",
+    )
     verbose_name_plural = "Arbitration calls (raw output)"
 
 
 @admin.register(ContradictionRun)
 class ContradictionRunAdmin(admin.ModelAdmin):
-    list_display = ("short_id", "status", "origin", "contradictions_found", "resolved_count",
-                    "flagged_count", "review_status", "created_by", "created_at", "cost_usd")
+    list_display = (
+        "short_id",
+        "status",
+        "origin",
+        "contradictions_found",
+        "resolved_count",
+        "flagged_count",
+        "review_status",
+        "created_by",
+        "created_at",
+        "cost_usd",
+    )
     list_filter = ("status", "origin", "review_status", "created_at")
     search_fields = ("id", "reports__agent_name", "findings__metric")
     date_hierarchy = "created_at"
@@ -66,20 +98,75 @@ class ContradictionRunAdmin(admin.ModelAdmin):
     inlines = [ReportInline, FindingInline, CallInline]
     fieldsets = (
         (None, {"fields": ("page_link", "status", "origin", "created_by", "debate", "error")}),
-        ("Outcome", {"fields": ("contradictions_found", "resolved_count", "flagged_count",
-                                "reviewed_count", "review_status", "consensus_narrative",
-                                "side_by_side")}),
-        ("Settings", {"fields": ("value_threshold", "confidence_gap", "min_confidence", "model",
-                                 "authority")}),
-        ("Usage", {"fields": ("tokens_in", "tokens_out", "cost_usd", "arbitration_ms",
-                              "attempts", "created_at", "started_at", "completed_at")}),
+        (
+            "Outcome",
+            {
+                "fields": (
+                    "contradictions_found",
+                    "resolved_count",
+                    "flagged_count",
+                    "reviewed_count",
+                    "review_status",
+                    "consensus_narrative",
+                    "side_by_side",
+                )
+            },
+        ),
+        (
+            "Settings",
+            {
+                "fields": (
+                    "value_threshold",
+                    "confidence_gap",
+                    "min_confidence",
+                    "model",
+                    "authority",
+                )
+            },
+        ),
+        (
+            "Usage",
+            {
+                "fields": (
+                    "tokens_in",
+                    "tokens_out",
+                    "cost_usd",
+                    "arbitration_ms",
+                    "attempts",
+                    "created_at",
+                    "started_at",
+                    "completed_at",
+                )
+            },
+        ),
     )
     readonly_fields = [
-        "page_link", "status", "origin", "created_by", "debate", "error",
-        "contradictions_found", "resolved_count", "flagged_count", "reviewed_count",
-        "review_status", "consensus_narrative", "side_by_side", "value_threshold",
-        "confidence_gap", "min_confidence", "model", "authority", "tokens_in", "tokens_out",
-        "cost_usd", "arbitration_ms", "attempts", "created_at", "started_at", "completed_at",
+        "page_link",
+        "status",
+        "origin",
+        "created_by",
+        "debate",
+        "error",
+        "contradictions_found",
+        "resolved_count",
+        "flagged_count",
+        "reviewed_count",
+        "review_status",
+        "consensus_narrative",
+        "side_by_side",
+        "value_threshold",
+        "confidence_gap",
+        "min_confidence",
+        "model",
+        "authority",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "arbitration_ms",
+        "attempts",
+        "created_at",
+        "started_at",
+        "completed_at",
     ]
 
     def has_change_permission(self, request, obj=None):
@@ -99,10 +186,11 @@ class ContradictionRunAdmin(admin.ModelAdmin):
         page = selectors.arrange(selectors.run_detail_queryset().get(id=obj.id))
         # The template escapes every stored text; the result is HTML we produced.
         return mark_safe(
-            "<style>" + render_to_string("contradictions/_styles.html") + "</style>"
+            "<style>"
+            + render_to_string("contradictions/_styles.html")
+            + "</style>"
             + "".join(
-                render_to_string("contradictions/_case.html", {"case": case})
-                for case in page.cases
+                render_to_string("contradictions/_case.html", {"case": case}) for case in page.cases
             )
         )
 
@@ -125,13 +213,18 @@ class ContradictionRunAdmin(admin.ModelAdmin):
                 form.add_error("reports", exc.messages)
             else:
                 self.message_user(request, f"Run {str(run.id)[:8]} queued.", messages.SUCCESS)
-                return redirect(reverse("admin:contradictions_contradictionrun_change",
-                                        args=[run.id]))
+                return redirect(
+                    reverse("admin:contradictions_contradictionrun_change", args=[run.id])
+                )
         return TemplateResponse(
             request,
             "admin/contradictions/contradictionrun/start.html",
-            {**self.admin_site.each_context(request), "title": "Start a contradiction run",
-             "opts": self.model._meta, "form": form},
+            {
+                **self.admin_site.each_context(request),
+                "title": "Start a contradiction run",
+                "opts": self.model._meta,
+                "form": form,
+            },
             status=400 if form.errors else 200,
         )
 

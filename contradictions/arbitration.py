@@ -78,7 +78,8 @@ def _claim_block(slot: int, claim: Claim, ranking: Ranking) -> list[str]:
     if claim.source.strip():
         rank = ranking.rank_of(claim.source)
         standing = (
-            f"authority rank {rank} of {ranking.lowest}" if rank is not None
+            f"authority rank {rank} of {ranking.lowest}"
+            if rank is not None
             else "not in the ranking: below every ranked source"
         )
         source = f"{one_line(claim.source)} ({standing})"
@@ -91,7 +92,8 @@ def _claim_block(slot: int, claim: Claim, ranking: Ranking) -> list[str]:
     else:
         period_text = "not stated"
     citation = (
-        f"<<<{clipped(claim.citation, MAX_CITATION_IN_PROMPT)}>>>" if claim.citation.strip()
+        f"<<<{clipped(claim.citation, MAX_CITATION_IN_PROMPT)}>>>"
+        if claim.citation.strip()
         else "none"
     )
     interpretation = one_line(claim.interpretation) if claim.interpretation.strip() else "none"
@@ -131,7 +133,8 @@ def build_messages(contradiction: Contradiction, ranking: Ranking) -> list[dict[
     use_labels = " | ".join(f'"use_agent{k}"' for k in range(1, n + 1))
     both = (
         "both_valid: both values hold, each in its own context"
-        if n == 2 else "both_valid: every value holds, each in its own context"
+        if n == 2
+        else "both_valid: every value holds, each in its own context"
     )
     lines += [
         "",
@@ -139,15 +142,13 @@ def build_messages(contradiction: Contradiction, ranking: Ranking) -> list[dict[
         "",
         "TASK:",
         "1. Analyze the citations to determine source reliability.",
-        "2. Check whether the values measure the same thing (same time period, same "
-        "definition).",
+        "2. Check whether the values measure the same thing (same time period, same definition).",
         "3. Determine whether they can all be correct (different periods, methodologies or "
         f"sources). {both}.",
         "4. If only one can be correct, decide which based on: source authority (the ranking "
         "above), data freshness (more recent > older), citation completeness, agent "
         "confidence.",
-        "Use only the data above: recommended_value must be one of the reported values, or "
-        "null.",
+        "Use only the data above: recommended_value must be one of the reported values, or null.",
         "",
         "OUTPUT FORMAT (JSON only):",
         "{",
@@ -278,9 +279,12 @@ def parse_verdict(text: str, *, agents: int) -> Verdict:
         action = _label(raw_action, actions(agents))
         chosen = None
         if resolution.startswith("agent"):
-            chosen = int(resolution[len("agent"):-len("_correct")])
+            chosen = int(resolution[len("agent") : -len("_correct")])
         implied = (
-            f"use_agent{chosen}" if chosen else USE_BOTH if resolution == BOTH_VALID
+            f"use_agent{chosen}"
+            if chosen
+            else USE_BOTH
+            if resolution == BOTH_VALID
             else FLAG_FOR_REVIEW
         )
         if action is None:
@@ -299,7 +303,8 @@ def parse_verdict(text: str, *, agents: int) -> Verdict:
         confidence = parse_unit_interval(raw_confidence) if raw_confidence is not None else None
         if confidence is None:
             notes.append(
-                "confidence missing" if raw_confidence is None
+                "confidence missing"
+                if raw_confidence is None
                 else f"confidence {repr(raw_confidence)[:40]} is not a number between 0 and 1"
             )
             confidence = 0.0

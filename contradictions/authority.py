@@ -24,7 +24,9 @@ class Authority:
 
 def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
     n = len(phrase)
-    return n > 0 and any(tuple(words[i:i + n]) == tuple(phrase) for i in range(len(words) - n + 1))
+    return n > 0 and any(
+        tuple(words[i : i + n]) == tuple(phrase) for i in range(len(words) - n + 1)
+    )
 
 
 @dataclass(frozen=True)
@@ -37,15 +39,15 @@ class Ranking:
     @classmethod
     def from_snapshot(cls, snapshot: Iterable[dict]) -> Ranking:
         entries = [
-            Authority(str(s["name"]), tuple(str(a) for a in s.get("aliases", ())),
-                      int(s.get("rank", i)))
+            Authority(
+                str(s["name"]), tuple(str(a) for a in s.get("aliases", ())), int(s.get("rank", i))
+            )
             for i, s in enumerate(snapshot, start=1)
         ]
         return cls(tuple(sorted(entries, key=lambda a: (a.rank, a.name.lower()))))
 
     def snapshot(self) -> list[dict]:
-        return [{"name": a.name, "aliases": list(a.aliases), "rank": a.rank}
-                for a in self.sources]
+        return [{"name": a.name, "aliases": list(a.aliases), "rank": a.rank} for a in self.sources]
 
     @property
     def lowest(self) -> int:

@@ -136,8 +136,10 @@ def cite(claim: Claim) -> str:
     """'0.1% (LabourEconomist; GCC-STAT, Q1-2024)': the value with who, where and when."""
     source = claim.source.strip() or "source not stated"
     period = claim.period.strip() or "period not stated"
-    what = format_value(claim.value, claim.unit) if claim.value is not None else (
-        claim.interpretation.strip() or "no value"
+    what = (
+        format_value(claim.value, claim.unit)
+        if claim.value is not None
+        else (claim.interpretation.strip() or "no value")
     )
     return f"{what} ({claim.agent}; {source}, {period})"
 
@@ -192,28 +194,42 @@ def _machine_judgement(case: Case, min_confidence: float) -> tuple[bool, str, di
         note = next((n for n in verdict.notes if "disagree" in n), "")
         return False, note or "the arbitrator flagged it for review", {}
     if verdict.confidence < min_confidence:
-        return False, (
-            f"the arbitrator's confidence {verdict.confidence:g} is below {min_confidence:g}"
-        ), {}
+        return (
+            False,
+            (f"the arbitrator's confidence {verdict.confidence:g} is below {min_confidence:g}"),
+            {},
+        )
     if verdict.recommended_value is not None and not _matches_a_claim(
         verdict.recommended_value, claims
     ):
-        return False, (
-            f"the arbitrator recommended {format_value(verdict.recommended_value)}, a value no "
-            "agent reported"
-        ), {}
+        return (
+            False,
+            (
+                f"the arbitrator recommended {format_value(verdict.recommended_value)}, a value no "
+                "agent reported"
+            ),
+            {},
+        )
     if verdict.resolution == BOTH_VALID:
         return True, "the values hold together, each in its own context", {}
     chosen_support, rival_support, detail = _support(case, verdict.chosen, verdict.confidence)
     if rival_support >= chosen_support:
-        return False, (
-            f"split: the arbitrator chose agent {verdict.chosen} (confidence-weighted support "
-            f"{chosen_support:g}) but a rejected claim has {rival_support:g}"
-        ), detail
-    return True, (
-        f"agent {verdict.chosen} is preferred (confidence-weighted support {chosen_support:g} "
-        f"against {rival_support:g})"
-    ), detail
+        return (
+            False,
+            (
+                f"split: the arbitrator chose agent {verdict.chosen} (confidence-weighted support "
+                f"{chosen_support:g}) but a rejected claim has {rival_support:g}"
+            ),
+            detail,
+        )
+    return (
+        True,
+        (
+            f"agent {verdict.chosen} is preferred (confidence-weighted support {chosen_support:g} "
+            f"against {rival_support:g})"
+        ),
+        detail,
+    )
 
 
 def _apply_choice(claims: Sequence[Claim], case: Case, slot: int) -> tuple[tuple, tuple]:
@@ -232,29 +248,53 @@ def judge(case: Case, ranking: Ranking, min_confidence: float) -> CaseOutcome:
     accepted, reason, support = _machine_judgement(case, min_confidence)
     verdict = case.verdict
     review = case.review
-    common = {"ref": case.ref, "metric": c.metric, "flagged_by_machine": not accepted,
-              "support": support}
+    common = {
+        "ref": case.ref,
+        "metric": c.metric,
+        "flagged_by_machine": not accepted,
+        "support": support,
+    }
     if accepted and verdict.resolution == BOTH_VALID:
-        return CaseOutcome(**common, status=RESOLVED, reason=reason, decided_by="arbitration",
-                           annotated=all_refs, sentence=_both_sentence(c, ordered))
+        return CaseOutcome(
+            **common,
+            status=RESOLVED,
+            reason=reason,
+            decided_by="arbitration",
+            annotated=all_refs,
+            sentence=_both_sentence(c, ordered),
+        )
     if accepted:
         kept, replaced = _apply_choice(claims, case, verdict.chosen)
         chosen = claims[verdict.chosen - 1]
         return CaseOutcome(
-            **common, status=RESOLVED, reason=reason, decided_by="arbitration",
-            chosen=chosen.ref, kept=kept, replaced=replaced,
+            **common,
+            status=RESOLVED,
+            reason=reason,
+            decided_by="arbitration",
+            chosen=chosen.ref,
+            kept=kept,
+            replaced=replaced,
             sentence=_chosen_sentence(c, chosen, replaced, _first_sentence(verdict.explanation)),
         )
     if review and review.dismissed:
         return CaseOutcome(
-            **common, status=DISMISSED, reason=reason, decided_by="review", annotated=all_refs,
+            **common,
+            status=DISMISSED,
+            reason=reason,
+            decided_by="review",
+            annotated=all_refs,
             sentence=f"{c.metric}: flagged for review ({reason}); dismissed by "
             f"{review.reviewer or 'an analyst'}, so both values stand with their context: "
-            + "; ".join(cite(x) for x in ordered) + ".",
+            + "; ".join(cite(x) for x in ordered)
+            + ".",
         )
     if review and review.action == USE_BOTH:
         return CaseOutcome(
-            **common, status=REVIEWED, reason=reason, decided_by="review", annotated=all_refs,
+            **common,
+            status=REVIEWED,
+            reason=reason,
+            decided_by="review",
+            annotated=all_refs,
             sentence=_both_sentence(c, ordered) + f" (decided by {review.reviewer or 'review'})",
         )
     if review and review.chosen:
@@ -264,14 +304,23 @@ def judge(case: Case, ranking: Ranking, min_confidence: float) -> CaseOutcome:
             f": {_first_sentence(review.note)}" if review.note else ""
         )
         return CaseOutcome(
-            **common, status=REVIEWED, reason=reason, decided_by="review", chosen=chosen.ref,
-            kept=kept, replaced=replaced,
+            **common,
+            status=REVIEWED,
+            reason=reason,
+            decided_by="review",
+            chosen=chosen.ref,
+            kept=kept,
+            replaced=replaced,
             sentence=_chosen_sentence(c, chosen, replaced, why),
         )
     return CaseOutcome(
-        **common, status=FLAGGED, reason=reason, annotated=all_refs,
+        **common,
+        status=FLAGGED,
+        reason=reason,
+        annotated=all_refs,
         sentence=f"{c.metric}: flagged for review ({reason}): "
-        + "; ".join(cite(x) for x in ordered) + ".",
+        + "; ".join(cite(x) for x in ordered)
+        + ".",
     )
 
 
@@ -326,8 +375,9 @@ def _finding(claim: Claim, **extra) -> dict[str, Any]:
     }
 
 
-def adjust_reports(reports: Sequence[Report], cases: Sequence[Case],
-                   outcomes: Sequence[CaseOutcome]) -> list[dict[str, Any]]:
+def adjust_reports(
+    reports: Sequence[Report], cases: Sequence[Case], outcomes: Sequence[CaseOutcome]
+) -> list[dict[str, Any]]:
     """Each report with every resolution applied: kept, replaced or annotated."""
     by_claim: dict[Hashable, tuple[Case, CaseOutcome]] = {}
     for case, outcome in zip(cases, outcomes, strict=True):
@@ -342,36 +392,65 @@ def adjust_reports(reports: Sequence[Report], cases: Sequence[Case],
                 continue
             case, outcome = by_claim[claim.ref]
             others = [x for x in case.contradiction.claims if x.ref != claim.ref]
-            base = {"contradiction": case.ref, "decided_by": outcome.decided_by or None,
-                    "pending_review": outcome.status == FLAGGED}
+            base = {
+                "contradiction": case.ref,
+                "decided_by": outcome.decided_by or None,
+                "pending_review": outcome.status == FLAGGED,
+            }
             if claim.ref in outcome.replaced:
                 chosen = next(x for x in case.contradiction.claims if x.ref == outcome.chosen)
-                findings.append(_finding(
-                    claim, **base, status=REPLACED,
-                    value=None if chosen.value is None else float(chosen.value),
-                    unit=chosen.unit, source=chosen.source, period=chosen.period,
-                    citation=chosen.citation, interpretation=chosen.interpretation,
-                    original={"value": None if claim.value is None else float(claim.value),
-                              "unit": claim.unit, "source": claim.source,
-                              "period": claim.period, "citation": claim.citation,
-                              "interpretation": claim.interpretation},
-                    context=f"Replaced {cite(claim)} with {cite(chosen)}: {outcome.reason}.",
-                ))
+                findings.append(
+                    _finding(
+                        claim,
+                        **base,
+                        status=REPLACED,
+                        value=None if chosen.value is None else float(chosen.value),
+                        unit=chosen.unit,
+                        source=chosen.source,
+                        period=chosen.period,
+                        citation=chosen.citation,
+                        interpretation=chosen.interpretation,
+                        original={
+                            "value": None if claim.value is None else float(claim.value),
+                            "unit": claim.unit,
+                            "source": claim.source,
+                            "period": claim.period,
+                            "citation": claim.citation,
+                            "interpretation": claim.interpretation,
+                        },
+                        context=f"Replaced {cite(claim)} with {cite(chosen)}: {outcome.reason}.",
+                    )
+                )
             elif claim.ref in outcome.kept:
                 rejected = [x for x in others if x.ref in outcome.replaced]
-                findings.append(_finding(
-                    claim, **base, status=KEPT,
-                    context=("Kept over " + "; ".join(cite(x) for x in rejected) + ".")
-                    if rejected else "Kept.",
-                ))
+                findings.append(
+                    _finding(
+                        claim,
+                        **base,
+                        status=KEPT,
+                        context=("Kept over " + "; ".join(cite(x) for x in rejected) + ".")
+                        if rejected
+                        else "Kept.",
+                    )
+                )
             else:
                 prefix = "Under review" if outcome.status == FLAGGED else "Also reported"
-                findings.append(_finding(
-                    claim, **base, status=ANNOTATED,
-                    context=f"{prefix}: " + "; ".join(cite(x) for x in others) + ".",
-                ))
-        adjusted.append({"report": report.ref, "agent": report.agent,
-                         "confidence": report.confidence, "findings": findings})
+                findings.append(
+                    _finding(
+                        claim,
+                        **base,
+                        status=ANNOTATED,
+                        context=f"{prefix}: " + "; ".join(cite(x) for x in others) + ".",
+                    )
+                )
+        adjusted.append(
+            {
+                "report": report.ref,
+                "agent": report.agent,
+                "confidence": report.confidence,
+                "findings": findings,
+            }
+        )
     return adjusted
 
 

@@ -152,10 +152,24 @@ def normalise_metric(name: str) -> str:
 
 
 _UNIT_ALIASES = {
-    "%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage": "%",
-    "pp": "pp", "p.p.": "pp", "percentage point": "pp", "percentage points": "pp",
-    "bp": "bp", "bps": "bp", "basis point": "bp", "basis points": "bp",
-    "$": "usd", "us$": "usd", "usd": "usd", "us dollar": "usd", "us dollars": "usd",
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "pct": "%",
+    "percentage": "%",
+    "pp": "pp",
+    "p.p.": "pp",
+    "percentage point": "pp",
+    "percentage points": "pp",
+    "bp": "bp",
+    "bps": "bp",
+    "basis point": "bp",
+    "basis points": "bp",
+    "$": "usd",
+    "us$": "usd",
+    "usd": "usd",
+    "us dollar": "usd",
+    "us dollars": "usd",
 }
 
 
@@ -172,23 +186,77 @@ def normalise_source(source: str) -> str:
 _SCALES: dict[str, dict[str, int]] = {
     "trend": {
         **dict.fromkeys(
-            ("improving", "improved", "improvement", "increasing", "increased", "increase",
-             "rising", "rise", "risen", "growing", "growth", "grew", "up", "upward", "higher",
-             "strengthening", "expanding", "expansion", "accelerating"), 0),
+            (
+                "improving",
+                "improved",
+                "improvement",
+                "increasing",
+                "increased",
+                "increase",
+                "rising",
+                "rise",
+                "risen",
+                "growing",
+                "growth",
+                "grew",
+                "up",
+                "upward",
+                "higher",
+                "strengthening",
+                "expanding",
+                "expansion",
+                "accelerating",
+            ),
+            0,
+        ),
         **dict.fromkeys(
-            ("stable", "flat", "unchanged", "steady", "constant", "no change", "stagnant"), 1),
+            ("stable", "flat", "unchanged", "steady", "constant", "no change", "stagnant"), 1
+        ),
         **dict.fromkeys(
-            ("declining", "declined", "decline", "decreasing", "decreased", "decrease",
-             "falling", "fell", "fall", "worsening", "worsened", "deteriorating", "down",
-             "downward", "lower", "weakening", "contracting", "contraction", "shrinking",
-             "slowing"), 2),
+            (
+                "declining",
+                "declined",
+                "decline",
+                "decreasing",
+                "decreased",
+                "decrease",
+                "falling",
+                "fell",
+                "fall",
+                "worsening",
+                "worsened",
+                "deteriorating",
+                "down",
+                "downward",
+                "lower",
+                "weakening",
+                "contracting",
+                "contraction",
+                "shrinking",
+                "slowing",
+            ),
+            2,
+        ),
     },
     "decision": {"act": 0, "warn": 1, "refuse": 2, "veto": 2},
     "stance": {"support": 0, "uncertain": 1, "neutral": 1, "oppose": 2},
     "investment": {"buy": 0, "hold": 1, "sell": 2},
 }
-_HEDGES = {"slightly", "strongly", "rapidly", "sharply", "gradually", "steadily", "modestly",
-           "broadly", "largely", "mostly", "moderately", "significantly", "clearly"}
+_HEDGES = {
+    "slightly",
+    "strongly",
+    "rapidly",
+    "sharply",
+    "gradually",
+    "steadily",
+    "modestly",
+    "broadly",
+    "largely",
+    "mostly",
+    "moderately",
+    "significantly",
+    "clearly",
+}
 
 
 @dataclass(frozen=True)
@@ -310,8 +378,9 @@ def compare(a: Claim, b: Claim, thresholds: Thresholds = Thresholds()) -> Confli
     else:
         return None
     ordered = tuple(r for r in RULES if r in rules)
-    return ConflictPair(a.ref, b.ref, ordered, severity, gap if VALUE_GAP in rules else None,
-                        tuple(reasons))
+    return ConflictPair(
+        a.ref, b.ref, ordered, severity, gap if VALUE_GAP in rules else None, tuple(reasons)
+    )
 
 
 # --- a whole set of reports ---------------------------------------------------------------------
@@ -328,11 +397,13 @@ def detect(claims: Iterable[Claim], thresholds: Thresholds = Thresholds()) -> De
         pairs: list[ConflictPair] = []
         skipped: dict[tuple[str, str], set[str]] = {}
         for i, a in enumerate(group):
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 if a.report == b.report:
                     continue
-                if a.value is not None and b.value is not None and not units_comparable(
-                    a.unit, b.unit
+                if (
+                    a.value is not None
+                    and b.value is not None
+                    and not units_comparable(a.unit, b.unit)
                 ):
                     units = tuple(sorted((normalise_unit(a.unit), normalise_unit(b.unit))))
                     skipped.setdefault(units, set()).update((a.agent, b.agent))

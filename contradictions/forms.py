@@ -28,14 +28,16 @@ class ReportsJSONField(forms.CharField):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValidationError(f"This is not valid JSON: {exc.msg} (line {exc.lineno}, "
-                                  f"column {exc.colno}).") from None
+            raise ValidationError(
+                f"This is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+            ) from None
         return parse_payload(data)
 
 
 class RunStartForm(forms.Form):
     reports = ReportsJSONField(
-        max_length=2_000_000, initial=EXAMPLE,
+        max_length=2_000_000,
+        initial=EXAMPLE,
         help_text='A list of reports: {"agent", "confidence" (0-1), "findings": [{"metric", '
         '"value", "unit", "source", "period", "citation", "confidence", "interpretation"}]}.',
     )

@@ -54,17 +54,27 @@ def reports_from_positions(
         citation = _first_sentence(p.reasoning)
         findings = [
             FindingInput(
-                metric="position", interpretation=p.decision.lower()[:50], citation=citation,
-                source=source, period=period, confidence=confidence,
+                metric="position",
+                interpretation=p.decision.lower()[:50],
+                citation=citation,
+                source=source,
+                period=period,
+                confidence=confidence,
                 text=f"{p.agent} decided {p.decision}",
             )
         ]
         if p.risk is not None:
-            findings.append(FindingInput(
-                metric="risk", value=Decimal(str(round(p.risk, 4))), unit="points",
-                citation=citation, source=source, period=period, confidence=confidence,
-                text=f"{p.agent} assessed the risk at {p.risk:g} of 100",
-            ))
-        reports.append(ReportInput(agent=p.agent, confidence=confidence,
-                                   findings=tuple(findings)))
+            findings.append(
+                FindingInput(
+                    metric="risk",
+                    value=Decimal(str(round(p.risk, 4))),
+                    unit="points",
+                    citation=citation,
+                    source=source,
+                    period=period,
+                    confidence=confidence,
+                    text=f"{p.agent} assessed the risk at {p.risk:g} of 100",
+                )
+            )
+        reports.append(ReportInput(agent=p.agent, confidence=confidence, findings=tuple(findings)))
     return reports

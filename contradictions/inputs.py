@@ -71,14 +71,15 @@ class TextField(_TypedMixin, serializers.CharField):
         return super().to_internal_value(data)
 
 
-@extend_schema_field({"type": "number", "nullable": True, "minimum": -1e20, "maximum": 1e20,
-                      "example": 0.12})
+@extend_schema_field(
+    {"type": "number", "nullable": True, "minimum": -1e20, "maximum": 1e20, "example": 0.12}
+)
 class ValueField(serializers.Field):
     """A finite JSON number below 10^20 in magnitude, kept as a Decimal (10 decimal places)."""
 
     default_error_messages = {
         "type": "Expected a number (e.g. 0.12), got {kind}. Leave it out (or null) for a "
-                "qualitative claim.",
+        "qualitative claim.",
         "finite": "The value must be a finite number.",
         "range": "The value must be smaller than 10^20 in magnitude.",
     }
@@ -104,7 +105,7 @@ class UnitIntervalField(serializers.FloatField):
         "type": "Expected a number between 0 and 1 (e.g. 0.85), got {kind}.",
         "min_value": "Confidence is between 0 and 1 (e.g. 0.85); {min_value} is the least.",
         "max_value": "Confidence is between 0 and 1 (e.g. 0.85), not a percentage; at most "
-                     "{max_value}.",
+        "{max_value}.",
     }
 
     def __init__(self, **kwargs):
@@ -132,26 +133,53 @@ class FindingInputSerializer(serializers.Serializer):
         },
     )
     value = ValueField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="The number claimed; null or absent for a qualitative claim.",
     )
-    unit = TextField(max_length=30, required=False, allow_blank=True, default="",
-                     help_text='e.g. "%", "USD", "persons".')
+    unit = TextField(
+        max_length=30,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text='e.g. "%", "USD", "persons".',
+    )
     citation = TextField(max_length=2000, required=False, allow_blank=True, default="")
-    source = TextField(max_length=200, required=False, allow_blank=True, default="",
-                       help_text="e.g. GCC-STAT, World Bank.")
-    period = TextField(max_length=50, required=False, allow_blank=True, default="",
-                       help_text="e.g. Q1-2024, 2024, H2 2023, 2024-03.")
+    source = TextField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="e.g. GCC-STAT, World Bank.",
+    )
+    period = TextField(
+        max_length=50,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="e.g. Q1-2024, 2024, H2 2023, 2024-03.",
+    )
     confidence = UnitIntervalField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="0-1; absent: the report's confidence.",
     )
     interpretation = TextField(
-        max_length=50, required=False, allow_blank=True, default="",
+        max_length=50,
+        required=False,
+        allow_blank=True,
+        default="",
         help_text="e.g. improving, declining, stable.",
     )
-    text = TextField(max_length=2000, required=False, allow_blank=True, default="",
-                     help_text="The claim as the agent wrote it.")
+    text = TextField(
+        max_length=2000,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="The claim as the agent wrote it.",
+    )
 
     def validate_metric(self, value: str) -> str:
         if not normalise_metric(value):
@@ -168,43 +196,59 @@ class FindingInputSerializer(serializers.Serializer):
                 )
             if not attrs.get("interpretation"):
                 raise serializers.ValidationError(
-                    {"value": "Give a value, or an interpretation for a qualitative claim: "
-                              "this finding claims nothing."}
+                    {
+                        "value": "Give a value, or an interpretation for a qualitative claim: "
+                        "this finding claims nothing."
+                    }
                 )
         return attrs
 
 
 class ReportInputSerializer(serializers.Serializer):
     agent = TextField(
-        max_length=100, help_text="The agent that wrote the report.",
-        error_messages={"required": "Name the agent that wrote this report.",
-                        "blank": "Name the agent that wrote this report."},
+        max_length=100,
+        help_text="The agent that wrote the report.",
+        error_messages={
+            "required": "Name the agent that wrote this report.",
+            "blank": "Name the agent that wrote this report.",
+        },
     )
     confidence = UnitIntervalField(help_text="The agent's confidence in its report, 0-1.")
     findings = FindingInputSerializer(
-        many=True, allow_empty=False,
-        error_messages={"empty": "A report needs at least one finding.",
-                        "not_a_list": "Expected a list of findings, got {input_type}."},
+        many=True,
+        allow_empty=False,
+        error_messages={
+            "empty": "A report needs at least one finding.",
+            "not_a_list": "Expected a list of findings, got {input_type}.",
+        },
     )
 
 
 class RunCreateSerializer(serializers.Serializer):
     reports = ReportInputSerializer(
-        many=True, required=False, allow_empty=False,
+        many=True,
+        required=False,
+        allow_empty=False,
         help_text="1 or more agent reports. Optional when `debate` is given: the reports are "
         "then taken from the debate's agents.",
-        error_messages={"empty": "Give at least one report.",
-                        "not_a_list": "Expected a list of reports, got {input_type}."},
+        error_messages={
+            "empty": "Give at least one report.",
+            "not_a_list": "Expected a list of reports, got {input_type}.",
+        },
     )
     debate = serializers.UUIDField(
         required=False, help_text="A completed debate of yours the reports come from."
     )
     value_threshold = StrictFloatField(
-        required=False, min_value=0.001, max_value=1.0,
+        required=False,
+        min_value=0.001,
+        max_value=1.0,
         help_text="Relative gap above which values conflict (default 0.05: 5 %).",
     )
     confidence_gap = StrictFloatField(
-        required=False, min_value=0.01, max_value=1.0,
+        required=False,
+        min_value=0.01,
+        max_value=1.0,
         help_text="Confidence difference at which the same claim is contested (default 0.3).",
     )
 
@@ -248,16 +292,20 @@ def check_reports(reports: Sequence[ReportInput]) -> None:
     limit = settings.CONTRADICTION_MAX_CLAIMS
     if claims > limit:
         raise ValidationError(
-            {"reports": f"Too many claims: {claims}; a run takes at most {limit}. Split them "
-                        "into several runs."}
+            {
+                "reports": f"Too many claims: {claims}; a run takes at most {limit}. Split them "
+                "into several runs."
+            }
         )
     seen: set[str] = set()
     for report in reports:
         name = report.agent.strip().lower()
         if name in seen:
             raise ValidationError(
-                {"reports": f"Each agent reports once: {report.agent!r} appears twice. Put all "
-                            "its findings in one report."}
+                {
+                    "reports": f"Each agent reports once: {report.agent!r} appears twice. Put all "
+                    "its findings in one report."
+                }
             )
         seen.add(name)
         if not report.findings:
@@ -265,8 +313,10 @@ def check_reports(reports: Sequence[ReportInput]) -> None:
         for f in report.findings:
             if f.value is None and not f.interpretation:
                 raise ValidationError(
-                    {"reports": f"A finding of {report.agent!r} on {f.metric!r} claims nothing: "
-                                "give a value or an interpretation."}
+                    {
+                        "reports": f"A finding of {report.agent!r} on {f.metric!r} claims nothing: "
+                        "give a value or an interpretation."
+                    }
                 )
 
 
@@ -297,8 +347,7 @@ def parse_payload(data: Any) -> dict[str, Any]:
         data = {"reports": data}
     if not isinstance(data, Mapping):
         raise ValidationError(
-            ['Expected a list of reports, or an object with "reports": got '
-             f"{type(data).__name__}."]
+            [f'Expected a list of reports, or an object with "reports": got {type(data).__name__}.']
         )
     serializer = RunCreateSerializer(data=dict(data))
     if not serializer.is_valid():

@@ -25,7 +25,9 @@ class SourceAuthority(models.Model):
 
     name = models.CharField(max_length=100)
     aliases = ArrayField(
-        models.CharField(max_length=100), default=list, blank=True,
+        models.CharField(max_length=100),
+        default=list,
+        blank=True,
         help_text="Other names the source goes by, e.g. GCC Statistical Center.",
     )
     rank = models.PositiveSmallIntegerField(
@@ -66,12 +68,19 @@ class ContradictionRun(DurableRun):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.API)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="contradiction_runs",
     )
     debate = models.ForeignKey(
-        "debates.Debate", null=True, blank=True, on_delete=models.SET_NULL,
-        related_name="contradiction_runs", help_text="The debate the reports came from, if any.",
+        "debates.Debate",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="contradiction_runs",
+        help_text="The debate the reports came from, if any.",
     )
 
     # What the run was asked to use, fixed when it was created.
@@ -81,9 +90,7 @@ class ContradictionRun(DurableRun):
     confidence_gap = models.FloatField(
         help_text="Confidence difference at which the same claim counts as contested."
     )
-    min_confidence = models.FloatField(
-        help_text="Arbitrations below this confidence go to review."
-    )
+    min_confidence = models.FloatField(help_text="Arbitrations below this confidence go to review.")
     model = models.CharField(max_length=200, help_text="The arbitrator's model.")
     authority = models.JSONField(
         default=list, blank=True, help_text="The source ranking, as it was when the run started."
@@ -249,7 +256,10 @@ class Contradiction(models.Model):
         Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
@@ -318,7 +328,10 @@ class Resolution(models.Model):
         Contradiction, on_delete=models.CASCADE, related_name="resolution"
     )
     call = models.OneToOneField(
-        ArbitrationCall, null=True, blank=True, on_delete=models.SET_NULL,
+        ArbitrationCall,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="resolution",
     )
     resolution = models.CharField(max_length=24)
@@ -327,9 +340,7 @@ class Resolution(models.Model):
         Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     explanation = models.TextField(blank=True)
-    recommended_value = models.DecimalField(
-        max_digits=30, decimal_places=10, null=True, blank=True
-    )
+    recommended_value = models.DecimalField(max_digits=30, decimal_places=10, null=True, blank=True)
     recommended_citation = models.TextField(blank=True)
     confidence = models.FloatField()
     parse_failed = models.BooleanField(default=False)

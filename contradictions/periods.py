@@ -63,14 +63,14 @@ def parse_period(label: str) -> Period | None:
                 year = _year(groups[0])
                 return Period(date(year, 1, 1), date(year, 12, 31)) if year else None
             if kind in ("quarter", "quarter_year_first"):
-                q, y = (groups if kind == "quarter" else groups[::-1])
+                q, y = groups if kind == "quarter" else groups[::-1]
                 year, quarter = _year(y), int(q)
                 if not year:
                     return None
                 first = 3 * quarter - 2
                 return Period(date(year, first, 1), _month_end(year, first + 2))
             if kind in ("half", "half_year_first"):
-                h, y = (groups if kind == "half" else groups[::-1])
+                h, y = groups if kind == "half" else groups[::-1]
                 year, half = _year(y), int(h)
                 if not year:
                     return None

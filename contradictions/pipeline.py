@@ -96,9 +96,7 @@ def resolve_contradictions(
 
 def _inputs(reports) -> list[ReportInput]:
     if isinstance(reports, (str, bytes)) or not isinstance(reports, Sequence):
-        raise ValidationError(
-            [f"Expected a list of reports, got {type(reports).__name__}."]
-        )
+        raise ValidationError([f"Expected a list of reports, got {type(reports).__name__}."])
     if reports and all(isinstance(r, ReportInput) for r in reports):
         return list(reports)
     return parse_payload({"reports": list(reports)})["reports"]

@@ -101,8 +101,9 @@ def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | Non
     return runs.fail(RUNS, run_id, error=error, only_after_attempts=only_after_attempts)
 
 
-def recover_stuck_contradiction_runs(*, now: datetime | None = None,
-                                     limit: int = 200) -> runs.SweepReport:
+def recover_stuck_contradiction_runs(
+    *, now: datetime | None = None, limit: int = 200
+) -> runs.SweepReport:
     """Re-enqueue stuck runs, or give up on those re-enqueued too often (see `debates.runs`),
     each under the run's own advisory lock."""
     return runs.recover_stuck(RUNS, now=now, limit=limit)
@@ -192,7 +193,8 @@ class _Runner:
     @transaction.atomic
     def _detect(self) -> None:
         findings = list(
-            Finding.objects.filter(run=self.run).select_related("report")
+            Finding.objects.filter(run=self.run)
+            .select_related("report")
             .order_by("report__position", "position")
         )
         found = detection.detect([claim_of(f) for f in findings], self.run_thresholds())
@@ -207,9 +209,13 @@ class _Runner:
                 severity_reason=c.severity_reason,
                 relative_gap=c.relative_gap,
                 pairs=[
-                    {"slots": list(slots), "rules": list(p.rules), "severity": p.severity,
-                     "gap": None if p.relative_gap is None else str(p.relative_gap),
-                     "reasons": list(p.reasons)}
+                    {
+                        "slots": list(slots),
+                        "rules": list(p.rules),
+                        "severity": p.severity,
+                        "gap": None if p.relative_gap is None else str(p.relative_gap),
+                        "reasons": list(p.reasons),
+                    }
                     for slots, p in zip(detection.slot_pairs(c), c.pairs, strict=True)
                 ],
             )
@@ -220,9 +226,7 @@ class _Runner:
             for row, c in zip(rows, found.contradictions, strict=True)
             for slot, claim in enumerate(c.claims, start=1)
         )
-        updated = ContradictionRun.objects.filter(
-            id=self.run.id, detected_at__isnull=True
-        ).update(
+        updated = ContradictionRun.objects.filter(id=self.run.id, detected_at__isnull=True).update(
             detected_at=timezone.now(),
             contradictions_found=len(rows),
             detection_notes=list(found.notes),
@@ -234,13 +238,15 @@ class _Runner:
 
     def _arbitrate(self, rows: list[Contradiction]) -> None:
         cases = {row.pk: _stored_case(row) for row in rows}
-        requests = {row.pk: arbitration.build_messages(cases[row.pk], self.ranking)
-                    for row in rows}
+        requests = {row.pk: arbitration.build_messages(cases[row.pk], self.ranking) for row in rows}
         calls = ArbitrationCall.objects.bulk_create(
             [
                 ArbitrationCall(
-                    run=self.run, contradiction=row, key=f"arbitrate:{row.position}",
-                    model=self.run.model, prompt=requests[row.pk],
+                    run=self.run,
+                    contradiction=row,
+                    key=f"arbitrate:{row.position}",
+                    model=self.run.model,
+                    prompt=requests[row.pk],
                     status=ArbitrationCall.Status.PENDING,
                 )
                 for row in rows
@@ -254,8 +260,7 @@ class _Runner:
         started = time.monotonic()
         errors = gateway.complete_concurrently(
             {
-                row.pk: {"model": self.run.model, "messages": requests[row.pk],
-                         "temperature": 0.0}
+                row.pk: {"model": self.run.model, "messages": requests[row.pk], "temperature": 0.0}
                 for row in rows
             },
             max_workers=settings.CONTRADICTION_MAX_CONCURRENT_CALLS,
@@ -275,8 +280,10 @@ class _Runner:
             raise errors[0]
 
     @transaction.atomic
-    def _store(self, answered: list[tuple[Contradiction, detection.Contradiction, int,
-                                          gateway.LLMResponse]]) -> None:
+    def _store(
+        self,
+        answered: list[tuple[Contradiction, detection.Contradiction, int, gateway.LLMResponse]],
+    ) -> None:
         """Store the arbitrations that returned together: each call's record and resolution."""
         calls, resolutions = [], []
         for row, case, call_id, response in answered:
@@ -288,24 +295,35 @@ class _Runner:
                 value = None
             elif value is not None:
                 value = value.quantize(VALUE_PLACES, context=VALUE_CONTEXT)
-            calls.append(ArbitrationCall(pk=call_id, **ArbitrationCall.done_fields(
-                response, parsed=verdict.as_dict(), parse_failed=verdict.parse_failed,
-                error=verdict.error,
-            )))
-            resolutions.append(Resolution(
-                contradiction=row,
-                call_id=call_id,
-                resolution=verdict.resolution,
-                action=verdict.action,
-                chosen_finding_id=case.claims[verdict.chosen - 1].ref if verdict.chosen else None,
-                explanation=verdict.explanation,
-                recommended_value=value,
-                recommended_citation=verdict.recommended_citation,
-                confidence=verdict.confidence,
-                parse_failed=verdict.parse_failed,
-                error=verdict.error,
-                notes=notes,
-            ))
+            calls.append(
+                ArbitrationCall(
+                    pk=call_id,
+                    **ArbitrationCall.done_fields(
+                        response,
+                        parsed=verdict.as_dict(),
+                        parse_failed=verdict.parse_failed,
+                        error=verdict.error,
+                    ),
+                )
+            )
+            resolutions.append(
+                Resolution(
+                    contradiction=row,
+                    call_id=call_id,
+                    resolution=verdict.resolution,
+                    action=verdict.action,
+                    chosen_finding_id=case.claims[verdict.chosen - 1].ref
+                    if verdict.chosen
+                    else None,
+                    explanation=verdict.explanation,
+                    recommended_value=value,
+                    recommended_citation=verdict.recommended_citation,
+                    confidence=verdict.confidence,
+                    parse_failed=verdict.parse_failed,
+                    error=verdict.error,
+                    notes=notes,
+                )
+            )
         ArbitrationCall.objects.bulk_update(calls, ArbitrationCall.DONE_FIELDS)
         Resolution.objects.bulk_create(resolutions)
         self.heartbeat.beat()
@@ -315,8 +333,9 @@ class _Runner:
     def _finish(self) -> None:
         run = self.run
         with transaction.atomic():
-            built, flagged = consensus_of(run.id, Ranking.from_snapshot(run.authority),
-                                           run.min_confidence)
+            built, flagged = consensus_of(
+                run.id, Ranking.from_snapshot(run.authority), run.min_confidence
+            )
             totals = ArbitrationCall.objects.filter(run_id=run.id).aggregate(
                 tokens_in=Coalesce(Sum("tokens_in"), 0),
                 tokens_out=Coalesce(Sum("tokens_out"), 0),
@@ -367,8 +386,11 @@ def consensus_of(run_id, ranking: Ranking, min_confidence: float):
                 recommended_value=resolution.recommended_value,
                 recommended_citation=resolution.recommended_citation,
                 chosen=next(
-                    (i for i, c in enumerate(stored.claims, start=1)
-                     if c.ref == resolution.chosen_finding_id),
+                    (
+                        i
+                        for i, c in enumerate(stored.claims, start=1)
+                        if c.ref == resolution.chosen_finding_id
+                    ),
                     None,
                 ),
                 parse_failed=resolution.parse_failed,
@@ -378,8 +400,9 @@ def consensus_of(run_id, ranking: Ranking, min_confidence: float):
         cases.append(consensus.Case(row.pk, stored, verdict, _review_choice(row, stored)))
     built = consensus.build_consensus(
         reports=[
-            consensus.Report(r.pk, r.agent_name, r.confidence,
-                             tuple(claim_of(f) for f in r.findings.all()))
+            consensus.Report(
+                r.pk, r.agent_name, r.confidence, tuple(claim_of(f) for f in r.findings.all())
+            )
             for r in reports
         ],
         cases=cases,
@@ -405,5 +428,6 @@ def _review_choice(row: Contradiction, case: detection.Contradiction):
     chosen = next(
         (i for i, c in enumerate(case.claims, start=1) if c.ref == row.review_finding_id), None
     )
-    return consensus.ReviewChoice(action=row.review_action, chosen=chosen, reviewer=reviewer,
-                                  note=row.review_note)
+    return consensus.ReviewChoice(
+        action=row.review_action, chosen=chosen, reviewer=reviewer, note=row.review_note
+    )

@@ -65,8 +65,10 @@ def run_get_visible(*, run_id, user) -> ContradictionRun:
 
 
 def run_list(*, user, status: str = "", review_status: str | None = None):
-    runs = runs_visible_to(user).select_related("created_by").defer(
-        "consensus", "adjusted_reports", "authority", "detection_notes"
+    runs = (
+        runs_visible_to(user)
+        .select_related("created_by")
+        .defer("consensus", "adjusted_reports", "authority", "detection_notes")
     )
     if status:
         runs = runs.filter(status=status)
@@ -91,8 +93,11 @@ class ClaimView:
     @property
     def value_text(self) -> str:
         f = self.finding
-        return format_value(f.value, f.unit) if f.value is not None else (
-            f.interpretation or "no value")
+        return (
+            format_value(f.value, f.unit)
+            if f.value is not None
+            else (f.interpretation or "no value")
+        )
 
 
 @dataclass
@@ -128,8 +133,7 @@ def arrange(run: ContradictionRun) -> RunPage:
     outcomes = {c["contradiction"]: c for c in (run.consensus or {}).get("cases", [])}
     reports = list(run.reports.all())
     statuses = {
-        f["finding"]: f["status"]
-        for r in run.adjusted_reports or [] for f in r.get("findings", [])
+        f["finding"]: f["status"] for r in run.adjusted_reports or [] for f in r.get("findings", [])
     }
     cases = []
     for row in run.contradictions.all():
@@ -138,39 +142,51 @@ def arrange(run: ContradictionRun) -> RunPage:
         claims = []
         for m in row.members.all():
             period = parse_period(m.finding.period)
-            claims.append(ClaimView(
-                slot=m.slot,
-                finding=m.finding,
-                rank=ranking.rank_of(m.finding.source),
-                period_range=str(period) if period else "",
-                chosen=bool(resolution and resolution.chosen_finding_id == m.finding_id
-                            and resolution.action == f"use_agent{m.slot}"),
-                kept_by_review=row.review_finding_id == m.finding_id,
-                status=statuses.get(m.finding_id, ""),
-            ))
+            claims.append(
+                ClaimView(
+                    slot=m.slot,
+                    finding=m.finding,
+                    rank=ranking.rank_of(m.finding.source),
+                    period_range=str(period) if period else "",
+                    chosen=bool(
+                        resolution
+                        and resolution.chosen_finding_id == m.finding_id
+                        and resolution.action == f"use_agent{m.slot}"
+                    ),
+                    kept_by_review=row.review_finding_id == m.finding_id,
+                    status=statuses.get(m.finding_id, ""),
+                )
+            )
         pairs = [
-            {"slots": p["slots"], "rules": p["rules"], "severity": p["severity"],
-             "gap": format_gap(Decimal(p["gap"])) if p.get("gap") else "",
-             "reasons": p.get("reasons", [])}
+            {
+                "slots": p["slots"],
+                "rules": p["rules"],
+                "severity": p["severity"],
+                "gap": format_gap(Decimal(p["gap"])) if p.get("gap") else "",
+                "reasons": p.get("reasons", []),
+            }
             for p in row.pairs
         ]
         items = list(row.review_items.all())
         recommended = ""
         if resolution and resolution.recommended_value is not None:
             unit = next((c.finding.unit for c in claims if c.chosen), "") or (
-                claims[0].finding.unit if claims else "")
+                claims[0].finding.unit if claims else ""
+            )
             recommended = format_value(resolution.recommended_value, unit)
-        cases.append(CaseView(
-            contradiction=row,
-            claims=claims,
-            pairs=pairs,
-            rules=[(r, RULE_LABELS.get(r, r)) for r in row.rules],
-            resolution=resolution,
-            call=call,
-            outcome=outcomes.get(row.pk, {}),
-            review_item=items[0] if items else None,
-            recommended_text=recommended,
-        ))
+        cases.append(
+            CaseView(
+                contradiction=row,
+                claims=claims,
+                pairs=pairs,
+                rules=[(r, RULE_LABELS.get(r, r)) for r in row.rules],
+                resolution=resolution,
+                call=call,
+                outcome=outcomes.get(row.pk, {}),
+                review_item=items[0] if items else None,
+                recommended_text=recommended,
+            )
+        )
     return RunPage(
         run=run,
         reports=reports,
@@ -192,41 +208,64 @@ def run_export(run: ContradictionRun) -> dict[str, Any]:
     for row in run.contradictions.all():
         resolution = row.resolution if hasattr(row, "resolution") else None
         call = row.call if hasattr(row, "call") else None
-        contradictions.append({
-            "id": row.pk,
-            "metric": row.metric,
-            "rules": row.rules,
-            "severity": row.severity,
-            "relative_gap": _number(row.relative_gap),
-            "pairs": row.pairs,
-            "findings": [
-                {"slot": m.slot, "finding": m.finding_id, "agent": m.finding.report.agent_name,
-                 "value": _number(m.finding.value), "unit": m.finding.unit,
-                 "source": m.finding.source, "period": m.finding.period,
-                 "confidence": m.finding.confidence, "citation": m.finding.citation,
-                 "interpretation": m.finding.interpretation}
-                for m in row.members.all()
-            ],
-            "resolution": None if resolution is None else {
-                "resolution": resolution.resolution,
-                "action": resolution.action,
-                "chosen_finding": resolution.chosen_finding_id,
-                "explanation": resolution.explanation,
-                "recommended_value": _number(resolution.recommended_value),
-                "recommended_citation": resolution.recommended_citation,
-                "confidence": resolution.confidence,
-                "parse_failed": resolution.parse_failed,
-                "notes": resolution.notes,
-            },
-            "call": None if call is None else {
-                "model": call.model, "status": call.status, "tokens_in": call.tokens_in,
-                "tokens_out": call.tokens_out, "cost_usd": str(call.cost_usd),
-                "latency_ms": call.latency_ms, "attempts": call.attempts,
-                "raw_response": call.raw_response, "error": call.error or None,
-            },
-            "review": {"action": row.review_action, "finding": row.review_finding_id,
-                       "note": row.review_note} if row.review_action else None,
-        })
+        contradictions.append(
+            {
+                "id": row.pk,
+                "metric": row.metric,
+                "rules": row.rules,
+                "severity": row.severity,
+                "relative_gap": _number(row.relative_gap),
+                "pairs": row.pairs,
+                "findings": [
+                    {
+                        "slot": m.slot,
+                        "finding": m.finding_id,
+                        "agent": m.finding.report.agent_name,
+                        "value": _number(m.finding.value),
+                        "unit": m.finding.unit,
+                        "source": m.finding.source,
+                        "period": m.finding.period,
+                        "confidence": m.finding.confidence,
+                        "citation": m.finding.citation,
+                        "interpretation": m.finding.interpretation,
+                    }
+                    for m in row.members.all()
+                ],
+                "resolution": None
+                if resolution is None
+                else {
+                    "resolution": resolution.resolution,
+                    "action": resolution.action,
+                    "chosen_finding": resolution.chosen_finding_id,
+                    "explanation": resolution.explanation,
+                    "recommended_value": _number(resolution.recommended_value),
+                    "recommended_citation": resolution.recommended_citation,
+                    "confidence": resolution.confidence,
+                    "parse_failed": resolution.parse_failed,
+                    "notes": resolution.notes,
+                },
+                "call": None
+                if call is None
+                else {
+                    "model": call.model,
+                    "status": call.status,
+                    "tokens_in": call.tokens_in,
+                    "tokens_out": call.tokens_out,
+                    "cost_usd": str(call.cost_usd),
+                    "latency_ms": call.latency_ms,
+                    "attempts": call.attempts,
+                    "raw_response": call.raw_response,
+                    "error": call.error or None,
+                },
+                "review": {
+                    "action": row.review_action,
+                    "finding": row.review_finding_id,
+                    "note": row.review_note,
+                }
+                if row.review_action
+                else None,
+            }
+        )
     return {
         "id": str(run.id),
         "status": run.status,
@@ -243,9 +282,13 @@ def run_export(run: ContradictionRun) -> dict[str, Any]:
         "contradictions": contradictions,
         "consensus": (run.consensus or {}).get("cases", []),
         "adjusted_reports": run.adjusted_reports,
-        "usage": {"tokens_in": run.tokens_in, "tokens_out": run.tokens_out,
-                  "cost_usd": str(run.cost_usd), "arbitration_ms": run.arbitration_ms,
-                  "duration_seconds": run.duration_seconds},
+        "usage": {
+            "tokens_in": run.tokens_in,
+            "tokens_out": run.tokens_out,
+            "cost_usd": str(run.cost_usd),
+            "arbitration_ms": run.arbitration_ms,
+            "duration_seconds": run.duration_seconds,
+        },
         "model": run.model,
         "authority": run.authority,
         "error": run.error or None,

@@ -60,8 +60,9 @@ def contradiction_run_create(
     Raises `ValidationError` (field -> message) and stores nothing on bad input.
     """
     check_reports(reports)
-    threshold = _threshold(value_threshold, "CONTRADICTION_VALUE_THRESHOLD", 0, 1,
-                           "value_threshold")
+    threshold = _threshold(
+        value_threshold, "CONTRADICTION_VALUE_THRESHOLD", 0, 1, "value_threshold"
+    )
     gap = _threshold(confidence_gap, "CONTRADICTION_CONFIDENCE_GAP", 0, 1, "confidence_gap")
     run = ContradictionRun.objects.create(
         origin=origin,
@@ -106,8 +107,10 @@ def debate_positions(debate: Debate) -> list[Position]:
     """Each agent's final position: its vote, or its last statement when there are no votes."""
     votes = list(debate.votes.select_related("participant").order_by("participant__position"))
     if votes:
-        return [Position(v.participant.name, v.decision, v.confidence, v.risk, v.reasoning)
-                for v in votes]
+        return [
+            Position(v.participant.name, v.decision, v.confidence, v.risk, v.reasoning)
+            for v in votes
+        ]
     last: dict[int, object] = {}
     for s in debate.statements.select_related("participant").order_by("round__number", "id"):
         last[s.participant_id] = s
@@ -134,8 +137,10 @@ def contradiction_run_from_debate(
     if not reports:
         if debate.status != Debate.Status.COMPLETED:
             raise ValidationError(
-                {"debate": f"The debate is {debate.status}; its agents' positions are known "
-                           "once it has completed."}
+                {
+                    "debate": f"The debate is {debate.status}; its agents' positions are known "
+                    "once it has completed."
+                }
             )
         positions = debate_positions(debate)
         if len(positions) < 2:

@@ -33,8 +33,9 @@ def run_start(request):
     if request.method == "POST":
         verdict = ratelimit.hit_create(ratelimit.CONTRADICTION_RUN_CREATE, user=request.user)
         if not verdict.allowed:  # the API's limit, on the same counter
-            return ratelimit.form_refused(request, "contradictions/start.html", form, verdict,
-                                          "contradiction runs")
+            return ratelimit.form_refused(
+                request, "contradictions/start.html", form, verdict, "contradiction runs"
+            )
     if request.method == "POST" and form.is_valid():
         payload = form.cleaned_data["reports"]
         try:
@@ -46,14 +47,20 @@ def run_start(request):
                 confidence_gap=payload.get("confidence_gap"),
             )
         except (ValidationError, KeyError) as exc:
-            messages = exc.messages if isinstance(exc, ValidationError) else [
-                "Give the reports themselves (a run from a debate starts from the API or the "
-                "command)."]
+            messages = (
+                exc.messages
+                if isinstance(exc, ValidationError)
+                else [
+                    "Give the reports themselves (a run from a debate starts from the API or the "
+                    "command)."
+                ]
+            )
             form.add_error("reports", messages)
         else:
             return redirect("contradictions:detail", run_id=run.id)
-    return render(request, "contradictions/start.html", {"form": form},
-                  status=400 if form.errors else 200)
+    return render(
+        request, "contradictions/start.html", {"form": form}, status=400 if form.errors else 200
+    )
 
 
 @login_required

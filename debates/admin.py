@@ -34,8 +34,17 @@ class ParticipantInline(ReadOnlyInline):
 class StatementInline(ReadOnlyInline):
     model = Statement
     fields = (
-        "round", "participant", "kind", "previous_decision", "decision", "confidence", "risk",
-        "reasoning", "details", "parse_failed", "notes",
+        "round",
+        "participant",
+        "kind",
+        "previous_decision",
+        "decision",
+        "confidence",
+        "risk",
+        "reasoning",
+        "details",
+        "parse_failed",
+        "notes",
     )
 
     def get_queryset(self, request):
@@ -45,8 +54,14 @@ class StatementInline(ReadOnlyInline):
 class ChallengeInline(ReadOnlyInline):
     model = Challenge
     fk_name = "debate"
-    fields = ("challenger", "challenged", "agrees_with_conclusion", "argument",
-              "suggested_decision", "parse_failed")
+    fields = (
+        "challenger",
+        "challenged",
+        "agrees_with_conclusion",
+        "argument",
+        "suggested_decision",
+        "parse_failed",
+    )
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("challenger", "challenged")
@@ -62,9 +77,23 @@ class VoteInline(ReadOnlyInline):
 
 class LLMCallInline(ReadOnlyInline):
     model = LLMCall
-    fields = ("key", "status", "model", "deployment", "raw_response", "reasoning_content",
-              "raw_escaped", "parse_failed", "injection_findings", "tokens_in", "tokens_out",
-              "cost_usd", "latency_ms", "attempts", "error")
+    fields = (
+        "key",
+        "status",
+        "model",
+        "deployment",
+        "raw_response",
+        "reasoning_content",
+        "raw_escaped",
+        "parse_failed",
+        "injection_findings",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "latency_ms",
+        "attempts",
+        "error",
+    )
     verbose_name_plural = "LLM calls (raw output)"
 
 
@@ -75,8 +104,11 @@ class ProtocolFilter(admin.SimpleListFilter):
     parameter_name = "protocol"
 
     def lookups(self, request, model_admin):
-        return [(name, cls.label) for name, cls in PROTOCOLS.items()
-                if not getattr(cls, "is_selector", False)]
+        return [
+            (name, cls.label)
+            for name, cls in PROTOCOLS.items()
+            if not getattr(cls, "is_selector", False)
+        ]
 
     def queryset(self, request, queryset):
         return queryset.filter(protocol=self.value()) if self.value() else queryset
@@ -84,24 +116,70 @@ class ProtocolFilter(admin.SimpleListFilter):
 
 @admin.register(Debate)
 class DebateAdmin(admin.ModelAdmin):
-    list_display = ("short_query", "protocol", "status", "decision", "effective_decision",
-                    "review_status", "consensus_type", "majority_decision", "outcome_change",
-                    "injection", "created_by", "created_at", "cost_usd")
-    list_filter = ("status", "decision", "review_status", ProtocolFilter, "consensus_type",
-                   "outcome_change",
-                   "created_at", ("schedule", admin.RelatedOnlyFieldListFilter))
+    list_display = (
+        "short_query",
+        "protocol",
+        "status",
+        "decision",
+        "effective_decision",
+        "review_status",
+        "consensus_type",
+        "majority_decision",
+        "outcome_change",
+        "injection",
+        "created_by",
+        "created_at",
+        "cost_usd",
+    )
+    list_filter = (
+        "status",
+        "decision",
+        "review_status",
+        ProtocolFilter,
+        "consensus_type",
+        "outcome_change",
+        "created_at",
+        ("schedule", admin.RelatedOnlyFieldListFilter),
+    )
     search_fields = ("query", "id")
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
     # Every field, in the order the page has always shown them (not the model's, which lists the
     # durable-run fields it inherits first).
     readonly_fields = [
-        "protocol_summary", "id", "query", "protocol", "options", "status", "created_by",
-        "decision", "decision_override", "review_status", "reasoning", "metadata",
-        "consensus_type", "injection_findings", "is_complex_query", "callback_url", "tokens_in",
-        "tokens_out", "cost_usd", "attempts", "recoveries", "schedule", "error", "created_at",
-        "started_at", "completed_at", "updated_at", "heartbeat_at", "effective_decision",
-        "rules_version", "majority_decision", "outcome_change", "baselines",
+        "protocol_summary",
+        "id",
+        "query",
+        "protocol",
+        "options",
+        "status",
+        "created_by",
+        "decision",
+        "decision_override",
+        "review_status",
+        "reasoning",
+        "metadata",
+        "consensus_type",
+        "injection_findings",
+        "is_complex_query",
+        "callback_url",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "attempts",
+        "recoveries",
+        "schedule",
+        "error",
+        "created_at",
+        "started_at",
+        "completed_at",
+        "updated_at",
+        "heartbeat_at",
+        "effective_decision",
+        "rules_version",
+        "majority_decision",
+        "outcome_change",
+        "baselines",
     ]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 
@@ -132,8 +210,7 @@ class DebateAdmin(admin.ModelAdmin):
         if cls is None:
             return obj.protocol
         rows = [
-            f"{name} = {obj.options.get(name, spec['default'])!r} "
-            f"(default {spec['default']!r})"
+            f"{name} = {obj.options.get(name, spec['default'])!r} (default {spec['default']!r})"
             for name, spec in cls.options_schema.items()
         ]
         choice = obj.metadata.get("protocol_choice")
@@ -146,8 +223,19 @@ class DebateAdmin(admin.ModelAdmin):
 
 @admin.register(LLMCall)
 class LLMCallAdmin(admin.ModelAdmin):
-    list_display = ("key", "debate_link", "status", "model", "deployment", "parse_failed",
-                    "tokens_in", "tokens_out", "cost_usd", "latency_ms", "created_at")
+    list_display = (
+        "key",
+        "debate_link",
+        "status",
+        "model",
+        "deployment",
+        "parse_failed",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "latency_ms",
+        "created_at",
+    )
     list_filter = ("status", "parse_failed", "step", "model", "deployment")
     search_fields = ("key", "debate__id", "raw_response")
     list_select_related = ("debate",)
@@ -165,13 +253,20 @@ class LLMCallAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">{}</a>', url, obj.debate.query[:50])
 
 
-
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(admin.ModelAdmin):
     """Every attempt to deliver a webhook event; retries of one event share its event id."""
 
-    list_display = ("event", "debate_link", "attempt", "status", "status_code", "url",
-                    "created_at", "duration_ms")
+    list_display = (
+        "event",
+        "debate_link",
+        "attempt",
+        "status",
+        "status_code",
+        "url",
+        "created_at",
+        "duration_ms",
+    )
     list_filter = ("status", "event", "status_code", "created_at")
     search_fields = ("event_id", "debate__id", "url", "error")
     date_hierarchy = "created_at"

@@ -45,11 +45,15 @@ def option_field(spec: dict[str, Any]) -> forms.Field:
     default = spec["default"]
     if "choices" in spec or spec["type"] == "bool":
         values = spec.get("choices", [True, False])
-        widget = forms.Select(choices=[
-            (str(v).lower() if isinstance(v, bool) else v,
-             _shown(v) + (" (default)" if v == default else ""))
-            for v in values
-        ])
+        widget = forms.Select(
+            choices=[
+                (
+                    str(v).lower() if isinstance(v, bool) else v,
+                    _shown(v) + (" (default)" if v == default else ""),
+                )
+                for v in values
+            ]
+        )
         initial = str(default).lower() if isinstance(default, bool) else default
     else:
         attrs = {"inputmode": {"int": "numeric", "float": "decimal"}.get(spec["type"], "text")}
@@ -59,8 +63,9 @@ def option_field(spec: dict[str, Any]) -> forms.Field:
             attrs["placeholder"] = "default"
         widget = forms.TextInput(attrs=attrs)
         initial = _shown(default) if default != "" else ""
-    return forms.CharField(required=False, strip=True, widget=widget, initial=initial,
-                           help_text=option_help(spec))
+    return forms.CharField(
+        required=False, strip=True, widget=widget, initial=initial, help_text=option_help(spec)
+    )
 
 
 @dataclass
@@ -84,8 +89,9 @@ class DebateStartForm(forms.Form):
         label="Question",
         required=False,
         strip=False,
-        widget=forms.Textarea(attrs={"rows": 4, "required": True, "autofocus": True,
-                                     "aria-describedby": "query-help"}),
+        widget=forms.Textarea(
+            attrs={"rows": 4, "required": True, "autofocus": True, "aria-describedby": "query-help"}
+        ),
         help_text="Up to 2000 characters. The agents see it as data to judge, not as orders.",
     )
     protocol = forms.ChoiceField(
@@ -144,21 +150,35 @@ class DebateStartForm(forms.Form):
 class DebateFilterForm(forms.Form):
     """The debate list's search and filters, read from (and kept in) the URL."""
 
-    q = forms.CharField(required=False, max_length=200, label="Search",
-                        widget=forms.TextInput(attrs={"type": "search",
-                                                      "placeholder": "Text in the question"}))
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Search",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Text in the question"}),
+    )
     status = forms.ChoiceField(required=False, choices=[("", "Any status")])
     decision = forms.ChoiceField(required=False, choices=[("", "Any decision")])
     protocol = forms.ChoiceField(required=False, choices=[("", "Any protocol")])
-    review_status = forms.ChoiceField(required=False, label="Review", choices=[
-        ("", "Any review"), ("none", "No review needed"), ("pending", "Pending"),
-        ("resolved", "Resolved"), ("dismissed", "Dismissed"),
-    ])
-    created_after = forms.DateField(required=False, label="From",
-                                    widget=forms.DateInput(attrs={"type": "date"}))
-    created_before = forms.DateField(required=False, label="Until",
-                                     help_text="Inclusive.",
-                                     widget=forms.DateInput(attrs={"type": "date"}))
+    review_status = forms.ChoiceField(
+        required=False,
+        label="Review",
+        choices=[
+            ("", "Any review"),
+            ("none", "No review needed"),
+            ("pending", "Pending"),
+            ("resolved", "Resolved"),
+            ("dismissed", "Dismissed"),
+        ],
+    )
+    created_after = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    created_before = forms.DateField(
+        required=False,
+        label="Until",
+        help_text="Inclusive.",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

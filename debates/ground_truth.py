@@ -63,8 +63,16 @@ def ground_truth_rows(
         qs = qs.filter(protocol=protocol)
     found = list(
         qs.order_by("-completed_at", "id").values_list(
-            "id", "protocol", "decision", "decision_override", "review_status",
-            "majority_decision", "baselines", "cost_usd", "started_at", "completed_at",
+            "id",
+            "protocol",
+            "decision",
+            "decision_override",
+            "review_status",
+            "majority_decision",
+            "baselines",
+            "cost_usd",
+            "started_at",
+            "completed_at",
         )[: limit + 1]
     )
     truncated = len(found) > limit
@@ -75,8 +83,18 @@ def ground_truth_rows(
     ).values_list("debate_id", "slug", "model_name"):
         models[debate_id][slug] = model
     rows = []
-    for (debate_id, protocol_name, decision, override, review, majority, stored, cost,
-         started, completed) in found:
+    for (
+        debate_id,
+        protocol_name,
+        decision,
+        override,
+        review,
+        majority,
+        stored,
+        cost,
+        started,
+        completed,
+    ) in found:
         verdict = (override or decision) if review == Debate.ReviewStatus.RESOLVED else ""
         agents = tuple(
             (a["agent"], models[debate_id].get(a["agent"], ""), a["independent"], a["final"])

@@ -83,8 +83,9 @@ class Column:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.positions or self.challenges or self.vote or self.thinking
-                    or self.failed_calls)
+        return not (
+            self.positions or self.challenges or self.vote or self.thinking or self.failed_calls
+        )
 
 
 @dataclass
@@ -153,8 +154,9 @@ def _tally(debate: Debate, votes: list[Vote]) -> list[tuple[str, int]]:
 def _review_facts(debate: Debate, md: dict) -> list[Fact]:
     facts = [Fact("Review", debate.get_review_status_display())]
     if md.get("review_reasons"):
-        facts.append(Fact("Raised for review", joined(r.replace("_", " ")
-                                                       for r in md["review_reasons"])))
+        facts.append(
+            Fact("Raised for review", joined(r.replace("_", " ") for r in md["review_reasons"]))
+        )
     return facts
 
 
@@ -189,10 +191,18 @@ def _version(debate: Debate, rounds, statements, challenges, votes, calls) -> st
     """Changes whenever anything the page shows changes (stored rows never change otherwise)."""
     state = repr(
         (
-            debate.status, debate.decision, debate.decision_override, debate.review_status,
-            debate.error, debate.completed_at, debate.tokens_in, debate.tokens_out,
+            debate.status,
+            debate.decision,
+            debate.decision_override,
+            debate.review_status,
+            debate.error,
+            debate.completed_at,
+            debate.tokens_in,
+            debate.tokens_out,
             [(r.number, r.status) for r in rounds],
-            [s.pk for s in statements], [c.pk for c in challenges], [v.pk for v in votes],
+            [s.pk for s in statements],
+            [c.pk for c in challenges],
+            [v.pk for v in votes],
             [(c.pk, c.status) for c in calls],
         )
     )
@@ -219,9 +229,7 @@ def arrange(debate: Debate) -> DebateSoFar:
     last_statement: dict[int, Statement] = {}
     for s in statements:  # ordered by round, so `before` is the agent's previous statement
         before = last_statement.get(s.participant_id) if s.previous_decision else None
-        columns[(s.round_id, s.participant_id)].positions.append(
-            Position(s, before, presentation)
-        )
+        columns[(s.round_id, s.participant_id)].positions.append(Position(s, before, presentation))
         last_statement[s.participant_id] = s
     for c in challenges:
         columns[(c.round_id, c.challenger_id)].challenges.append(c)

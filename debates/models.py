@@ -52,7 +52,9 @@ class Debate(DurableRun):
         max_length=16, blank=True, help_text="The independent answers through the same rules."
     )
     outcome_change = models.CharField(
-        max_length=16, blank=True, db_index=True,
+        max_length=16,
+        blank=True,
+        db_index=True,
         help_text="Debate vs majority vote: same, more_cautious, less_cautious or changed.",
     )
     baselines = models.JSONField(
@@ -105,6 +107,7 @@ class Debate(DurableRun):
     @property
     def is_overridden(self) -> bool:
         return bool(self.decision_override) and self.decision_override != self.decision
+
 
 class Participant(models.Model):
     """An agent as it took part in one debate: a snapshot, so later edits don't rewrite history."""
@@ -167,13 +170,12 @@ class LLMCall(GatewayCall):
     ``r2:utility>accuracy``."""
 
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="llm_calls")
-    participant = models.ForeignKey(
-        Participant, on_delete=models.CASCADE, related_name="llm_calls"
-    )
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="llm_calls")
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
     injection_findings = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text="What the defense layer flagged in the reply (it was withheld from peers).",
     )
 

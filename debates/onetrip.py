@@ -43,7 +43,8 @@ def insert(
     model = type(objs[0])
     opts = model._meta
     fields = [
-        f for f in opts.concrete_fields
+        f
+        for f in opts.concrete_fields
         if not f.generated and not (f.primary_key and getattr(objs[0], f.attname) is None)
     ]
     unique = [opts.get_field(n) for n in unique_fields]
@@ -77,9 +78,7 @@ def update(name: str, model: type[models.Model], pk, values: dict[str, Any]) -> 
     params.append(opts.pk.get_db_prep_save(pk, connection))
     table = connection.ops.quote_name(opts.db_table)
     pk_column = connection.ops.quote_name(opts.pk.column)
-    return Part(
-        name, f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s", params
-    )
+    return Part(name, f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s", params)
 
 
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:

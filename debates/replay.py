@@ -50,9 +50,7 @@ def replay_rules(*, protocol: str = "", batch_size: int = 2000) -> ReplayReport:
     while True:
         page = qs if last_id is None else qs.filter(id__gt=last_id)
         batch = list(
-            page.values_list("id", "protocol", "options", "decision", "rules_version")[
-                :batch_size
-            ]
+            page.values_list("id", "protocol", "options", "decision", "rules_version")[:batch_size]
         )
         if not batch:
             break
@@ -61,7 +59,11 @@ def replay_rules(*, protocol: str = "", batch_size: int = 2000) -> ReplayReport:
         for debate_id, slug, decision, confidence, risk, parse_failed in Vote.objects.filter(
             debate_id__in=[b[0] for b in batch]
         ).values_list(
-            "debate_id", "participant__slug", "decision", "confidence", "risk",
+            "debate_id",
+            "participant__slug",
+            "decision",
+            "confidence",
+            "risk",
             "statement__parse_failed",
         ):
             votes[debate_id].append(

@@ -74,7 +74,8 @@ class DurableRun(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     heartbeat_at = models.DateTimeField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="When its runner last showed progress (claimed it, stored a result).",
     )
 
@@ -185,7 +186,9 @@ def claim(work: Work, pk) -> bool:
     now = timezone.now()
     return bool(
         work.model.objects.filter(
-            pk=pk, status__in=UNFINISHED, attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
+            pk=pk,
+            status__in=UNFINISHED,
+            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
         ).update(
             status=RunStatus.RUNNING,
             started_at=Coalesce(F("started_at"), now),
@@ -241,7 +244,8 @@ def run(work: Work, pk, *, may_retry: bool = False):
             return None
         if not claim(work, pk):
             fail(
-                work, pk,
+                work,
+                pk,
                 only_after_attempts=settings.DEBATE_MAX_ATTEMPTS,
                 error=f"Gave up after {settings.DEBATE_MAX_ATTEMPTS} attempts: the worker "
                 f"running this {work.noun} stopped each time (killed, out of memory or past "
@@ -299,8 +303,14 @@ def requeue_failed(work: Work, pk, *, user=None, note: str = "", **reset) -> boo
         return False
     before = {"error": row.error, "attempts": row.attempts, "recoveries": row.recoveries}
     work.model.objects.filter(pk=pk).update(
-        status=RunStatus.QUEUED, error="", started_at=None, completed_at=None, attempts=0,
-        recoveries=0, updated_at=timezone.now(), **reset,
+        status=RunStatus.QUEUED,
+        error="",
+        started_at=None,
+        completed_at=None,
+        attempts=0,
+        recoveries=0,
+        updated_at=timezone.now(),
+        **reset,
     )
     work.requeued(pk, user=user, note=note, before=before)
     transaction.on_commit(lambda: work.enqueue(str(pk)))
@@ -363,9 +373,7 @@ def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int)
             return "gave_up"
         # Only if nothing moved since we looked (a runner may have finished it meanwhile). A
         # row re-enqueued is queued: its message waits for a worker, under the queued deadline.
-        bumped = work.model.objects.filter(
-            pk=pk, status__in=UNFINISHED, updated_at=seen_at
-        ).update(
+        bumped = work.model.objects.filter(pk=pk, status__in=UNFINISHED, updated_at=seen_at).update(
             status=RunStatus.QUEUED, recoveries=F("recoveries") + 1, updated_at=timezone.now()
         )
     if not bumped:
@@ -376,7 +384,10 @@ def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int)
 
 
 def recover_stuck(
-    work: Work, *, now: datetime | None = None, limit: int = 200,
+    work: Work,
+    *,
+    now: datetime | None = None,
+    limit: int = 200,
     queued_deadline: int | None = None,
 ) -> SweepReport:
     """Re-enqueue one kind's stuck rows, or give up on those re-enqueued too often. Safe to run

@@ -30,9 +30,8 @@ def debate_detail_queryset() -> QuerySet[Debate]:
             ),
         ),
         Prefetch(
-            "votes", queryset=Vote.objects.select_related("participant").order_by(
-                "participant__position"
-            )
+            "votes",
+            queryset=Vote.objects.select_related("participant").order_by("participant__position"),
         ),
         Prefetch("llm_calls", queryset=LLMCall.objects.order_by("round_number", "id")),
     )
@@ -80,9 +79,7 @@ def debate_list(
     if status:
         qs = qs.filter(status=status)
     if decision:
-        qs = qs.filter(
-            Q(decision_override=decision) | Q(decision_override="", decision=decision)
-        )
+        qs = qs.filter(Q(decision_override=decision) | Q(decision_override="", decision=decision))
     if machine_decision:
         qs = qs.filter(decision=machine_decision)
     if protocol:
@@ -111,8 +108,9 @@ def debate_export(debate: Debate) -> dict[str, Any]:
     presentation = presentation_for(debate.protocol)
     statements = list(debate.statements.all())
     calls = list(debate.llm_calls.all())
-    models = sorted({c.model for c in calls}
-                    | {p.model_name for p in debate.participants.all() if p.model_name})
+    models = sorted(
+        {c.model for c in calls} | {p.model_name for p in debate.participants.all() if p.model_name}
+    )
     votes = [
         {
             "agent": v.participant.name,

@@ -57,8 +57,10 @@ def _select_agents(protocol_name: str, slugs: list[str] | None) -> list[Agent]:
     agents = list(Agent.objects.filter(is_active=True, protocols__contains=[protocol_name]))
     if not agents:
         raise ValidationError(
-            {"agents": f"No active agents are set up for protocol '{protocol_name}'. "
-             "Run `manage.py load_default_agents` or name the agents."}
+            {
+                "agents": f"No active agents are set up for protocol '{protocol_name}'. "
+                "Run `manage.py load_default_agents` or name the agents."
+            }
         )
     return agents
 
@@ -271,7 +273,10 @@ class _DebateRunner:
         if completed:
             rnd.status, rnd.completed_at = Round.Status.COMPLETED, timezone.now()
         return onetrip.insert(
-            "r", [rnd], returning=("id", "status"), unique_fields=("debate", "number"),
+            "r",
+            [rnd],
+            returning=("id", "status"),
+            unique_fields=("debate", "number"),
             update_fields=("status", "completed_at") if completed else ("name",),
         )
 
@@ -282,8 +287,9 @@ class _DebateRunner:
                     id=pk, debate=self.debate, number=number, name=name, status=value
                 )
 
-    def _start(self, number: int, name: str, requests: list[CallRequest], *,
-               completed: bool = False) -> None:
+    def _start(
+        self, number: int, name: str, requests: list[CallRequest], *, completed: bool = False
+    ) -> None:
         """In one statement: store the round if it is not yet, and record the calls about to be
         made (the live view shows them as in flight), except those an earlier run stored
         replies for: those are read back (into `done`) instead."""
@@ -293,26 +299,28 @@ class _DebateRunner:
             selects.append("SELECT 'r', id, status, NULL::jsonb, NULL::jsonb FROM r")
         if requests:
             table = LLMCall._meta.db_table
-            parts.append(onetrip.insert(
-                "c",
-                [
-                    LLMCall(
-                        debate=self.debate,
-                        participant=self.participants[r.participant],
-                        key=r.key,
-                        round_number=r.round_number,
-                        step=r.step,
-                        model=self._asked_for(r),
-                        prompt=list(r.messages),
-                        status=LLMCall.Status.PENDING,
-                    )
-                    for r in requests
-                ],
-                returning=("id", "key"),
-                unique_fields=("debate", "key"),
-                update_fields=("status", "prompt", "model"),
-                update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
-            ))
+            parts.append(
+                onetrip.insert(
+                    "c",
+                    [
+                        LLMCall(
+                            debate=self.debate,
+                            participant=self.participants[r.participant],
+                            key=r.key,
+                            round_number=r.round_number,
+                            step=r.step,
+                            model=self._asked_for(r),
+                            prompt=list(r.messages),
+                            status=LLMCall.Status.PENDING,
+                        )
+                        for r in requests
+                    ],
+                    returning=("id", "key"),
+                    unique_fields=("debate", "key"),
+                    update_fields=("status", "prompt", "model"),
+                    update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
+                )
+            )
             selects.append("SELECT 'c', id, key, NULL::jsonb, NULL::jsonb FROM c")
             selects.append(
                 f"SELECT 'd', id, key, parsed, injection_findings FROM {table} "
@@ -376,8 +384,13 @@ class _DebateRunner:
 
     def _call_arguments(self, request: CallRequest) -> dict:
         p = self.participants[request.participant]
-        return {"model": p.model_name, "messages": list(request.messages),
-                "temperature": p.temperature, "step": request.step, "role": p.role}
+        return {
+            "model": p.model_name,
+            "messages": list(request.messages),
+            "temperature": p.temperature,
+            "step": request.step,
+            "role": p.role,
+        }
 
     def _asked_for(self, request: CallRequest) -> str:
         """The participant's model, or the group its calls of this step are routed to."""
@@ -386,12 +399,16 @@ class _DebateRunner:
 
     def _store_failure(self, request: CallRequest, exc: gateway.LLMError) -> None:
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
-            status=LLMCall.Status.FAILED, error=gateway.failure_text("", exc)[:5000],
+            status=LLMCall.Status.FAILED,
+            error=gateway.failure_text("", exc)[:5000],
             attempts=exc.attempts,
         )
 
     def _store(
-        self, rnd: Round, answered: list[tuple[CallRequest, gateway.LLMResponse]], *,
+        self,
+        rnd: Round,
+        answered: list[tuple[CallRequest, gateway.LLMResponse]],
+        *,
         closes_round: bool = False,
     ) -> Results:
         """Store replies as they return, each in one statement (`_store_one`); the last one of a
@@ -403,7 +420,11 @@ class _DebateRunner:
         return replies
 
     def _store_one(
-        self, rnd: Round, request: CallRequest, response: gateway.LLMResponse, *,
+        self,
+        rnd: Round,
+        request: CallRequest,
+        response: gateway.LLMResponse,
+        *,
         closes_round: bool,
     ):
         """One returned call in one statement (atomic on its own, one round trip): the call's
@@ -418,9 +439,14 @@ class _DebateRunner:
             self.flagged[request.key] = findings
         parts = [
             onetrip.update(
-                "call", LLMCall, call_id,
+                "call",
+                LLMCall,
+                call_id,
                 LLMCall.done_fields(
-                    response, parsed=parsed, parse_failed=reply.parse_failed, error=reply.error,
+                    response,
+                    parsed=parsed,
+                    parse_failed=reply.parse_failed,
+                    error=reply.error,
                     injection_findings=findings,
                 ),
             )
@@ -460,10 +486,14 @@ class _DebateRunner:
         parts.append(onetrip.insert("made", [made]))
         completed_at = timezone.now()
         if closes_round:
-            parts.append(onetrip.update(
-                "round_end", Round, rnd.pk,
-                {"status": Round.Status.COMPLETED, "completed_at": completed_at},
-            ))
+            parts.append(
+                onetrip.update(
+                    "round_end",
+                    Round,
+                    rnd.pk,
+                    {"status": Round.Status.COMPLETED, "completed_at": completed_at},
+                )
+            )
         parts.extend(self._store_extras())
         [(made_id,)] = onetrip.execute(parts, "SELECT id FROM made")
         if isinstance(made, Statement):
@@ -491,8 +521,9 @@ class _DebateRunner:
             statements = {k: self.statement_ids[k] for k in keys if k in self.statement_ids}
             if missing := [k for k in keys if k not in statements]:  # stored by an earlier run
                 statements.update(
-                    Statement.objects.filter(debate=debate, call__key__in=missing)
-                    .values_list("call__key", "id")
+                    Statement.objects.filter(debate=debate, call__key__in=missing).values_list(
+                        "call__key", "id"
+                    )
                 )
             # The final round (stored completed), the votes and the totals: one statement.
             parts = []
@@ -544,9 +575,7 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
-            record_baselines(
-                debate_id=debate.id, decision=outcome.decision.decision, debate=debate
-            )
+            record_baselines(debate_id=debate.id, decision=outcome.decision.decision, debate=debate)
             # Outcomes that need a human are queued in the same transaction as the decision.
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             review_items_for_debate(debate=debate, completed=debate)

@@ -36,12 +36,17 @@ def run_debate(self, debate_id: str) -> str:
 
 
 @shared_task(name="debates.deliver_webhook", bind=True, acks_late=True, max_retries=None)
-def deliver_webhook(self, *, event_id: str, debate_id: str, event: str, url: str,
-                    payload: dict) -> str:
+def deliver_webhook(
+    self, *, event_id: str, debate_id: str, event: str, url: str, payload: dict
+) -> str:
     """One attempt per run; a failed attempt is retried later, with exponential backoff."""
     attempt = self.request.retries + 1
     result = webhooks.deliver(
-        event_id=event_id, debate_id=debate_id, event=event, url=url, payload=payload,
+        event_id=event_id,
+        debate_id=debate_id,
+        event=event,
+        url=url,
+        payload=payload,
         attempt=attempt,
     )
     if result.retry:

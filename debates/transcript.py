@@ -23,8 +23,8 @@ def render_text(debate: Debate) -> str:
         f"Debate {debate.id}",
         f"Question: {debate.query}",
         f"Protocol: {debate.protocol}    Status: {debate.status}",
-        "Options:  " + (", ".join(f"{k}={v}" for k, v in debate.options.items() if v != "")
-                        or "none"),
+        "Options:  "
+        + (", ".join(f"{k}={v}" for k, v in debate.options.items() if v != "") or "none"),
         "Agents:   " + ", ".join(f"{p.name} ({routing.label(p.model_name)})" for p in participants),
     ]
     choice = debate.metadata.get("protocol_choice")
@@ -33,8 +33,9 @@ def render_text(debate: Debate) -> str:
     if any(routing.config().uses_offline(p.model_name) for p in participants):
         out.append(f"Note:     answers come from the {OFFLINE_NOTICE}.")
     for finding in debate.injection_findings:
-        out.append(f"Defense:  suspected prompt injection ({finding['kind']}): "
-                   f"\"{finding['excerpt']}\"")
+        out.append(
+            f'Defense:  suspected prompt injection ({finding["kind"]}): "{finding["excerpt"]}"'
+        )
     out.append("=" * WIDTH)
 
     presentation = presentation_for(debate.protocol)
@@ -46,8 +47,10 @@ def render_text(debate: Debate) -> str:
         md = debate.metadata
         out.append(f"DECISION: {debate.decision}")
         if debate.is_overridden:
-            out.append(f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
-                       f"{debate.decision})")
+            out.append(
+                f"REVIEWER OVERRIDE: {debate.effective_decision} (replaces the machine's "
+                f"{debate.decision})"
+            )
         out.append(_wrap(debate.reasoning, indent="  "))
         out.extend(presentation.text_summary(md))
         if md.get("review_reasons"):
@@ -58,7 +61,9 @@ def render_text(debate: Debate) -> str:
     duration = debate.duration_seconds
     out.append(
         f"  tokens in {debate.tokens_in}, out {debate.tokens_out}; cost ${debate.cost_usd}; "
-        f"time {duration:.2f} s" if duration is not None else ""
+        f"time {duration:.2f} s"
+        if duration is not None
+        else ""
     )
     out.append("=" * WIDTH)
     return "\n".join(out)
@@ -84,8 +89,9 @@ def _md_position(name: str, position) -> list[str]:
     s = position.statement
     if s.previous_decision:
         was = s.previous_decision
-        change = (f"changed position {was} → {s.decision}" if position.changed
-                  else f"kept {s.decision}")
+        change = (
+            f"changed position {was} → {s.decision}" if position.changed else f"kept {s.decision}"
+        )
         out = [f"### {name}: {position.label.lower()}, {change}"]
         if position.before is not None:
             out.append(f"- Before: {_md_figures(position.before)}")
@@ -117,7 +123,8 @@ def _md_round(view, *, vote_label: str) -> list[str]:
             out += _md_position(name, position)
         for c in column.challenges:
             label = "Challenge, " + (
-                "agrees with the conclusion" if c.agrees_with_conclusion
+                "agrees with the conclusion"
+                if c.agrees_with_conclusion
                 else "disputes the conclusion"
             )
             suggestion = f" (suggests {c.suggested_decision})" if c.suggested_decision else ""
@@ -151,7 +158,8 @@ def render_markdown(debate: Debate) -> str:
         "",
         f"- Protocol: {_md(debate.protocol)}{chosen}",
         f"- Status: {debate.get_status_display()}",
-        "- Agents: " + ", ".join(
+        "- Agents: "
+        + ", ".join(
             f"{_md(p.name)} ({_md(p.role)}, {_md(routing.label(p.model_name))})"
             for p in so_far.participants
         ),
@@ -162,8 +170,10 @@ def render_markdown(debate: Debate) -> str:
     if so_far.offline:
         out.append(f"- Note: answers come from the {OFFLINE_NOTICE}.")
     for finding in debate.injection_findings:
-        out.append(f"- Defense: suspected prompt injection ({_md(finding.get('kind', ''))}): "
-                   f"\"{_md(finding.get('excerpt', ''))}\"")
+        out.append(
+            f"- Defense: suspected prompt injection ({_md(finding.get('kind', ''))}): "
+            f'"{_md(finding.get("excerpt", ""))}"'
+        )
     out.append("")
     for view in so_far.rounds:
         out += _md_round(view, vote_label=so_far.vote_label)
@@ -179,8 +189,11 @@ def render_markdown(debate: Debate) -> str:
     elif debate.status == Debate.Status.FAILED:
         out += ["## The debate failed", "", _md(debate.error), ""]
     else:
-        out += [f"The debate is {debate.get_status_display().lower()}; this is what it has "
-                "said so far.", ""]
+        out += [
+            f"The debate is {debate.get_status_display().lower()}; this is what it has "
+            "said so far.",
+            "",
+        ]
 
     usage = so_far.usage
     duration = "n/a" if usage.duration_seconds is None else f"{usage.duration_seconds:.2f} s"

@@ -46,9 +46,16 @@ def debate_list(request):
     page = Paginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
     for debate in page.object_list:
         debate.protocol_name = protocol_name(debate.protocol)
-    return render(request, "debates/list.html", {
-        "page": page, "form": form, "filtered": form.is_bound and any(form.filters().values()),
-    }, status=400 if form.is_bound and form.errors else 200)
+    return render(
+        request,
+        "debates/list.html",
+        {
+            "page": page,
+            "form": form,
+            "filtered": form.is_bound and any(form.filters().values()),
+        },
+        status=400 if form.is_bound and form.errors else 200,
+    )
 
 
 @login_required
@@ -72,9 +79,7 @@ def debate_start(request):
                 form.add_error(name if name in form.fields else None, messages)
         else:
             return redirect("debates:detail", debate_id=debate.id)
-    return render(
-        request, "debates/start.html", {"form": form}, status=400 if form.errors else 200
-    )
+    return render(request, "debates/start.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @login_required

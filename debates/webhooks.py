@@ -98,8 +98,9 @@ def _is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     )
 
 
-def check_callback(url: str, *, allow_private: bool | None = None,
-                   resolve: bool = True) -> CallbackTarget:
+def check_callback(
+    url: str, *, allow_private: bool | None = None, resolve: bool = True
+) -> CallbackTarget:
     """Check `url` as a callback target and resolve its host, once.
 
     Only http and https. Unless private addresses are allowed (settings), the host must resolve,
@@ -232,8 +233,9 @@ def _enqueue(*, debate_id, event: str, review_item_id=None) -> None:
         debate_id=str(debate.id),
         event=str(event),
         url=debate.callback_url,
-        payload=event_payload(debate=debate, event=event, event_id=event_id,
-                              review_item_id=review_item_id),
+        payload=event_payload(
+            debate=debate, event=event, event_id=event_id, review_item_id=review_item_id
+        ),
     )
 
 
@@ -301,8 +303,9 @@ def _pinned_url(url: str, target: CallbackTarget) -> tuple[str, str]:
     return parts._replace(netloc=netloc).geturl(), host_header
 
 
-def _post(*, url: str, target: CallbackTarget, body: bytes,
-          headers: dict[str, str]) -> tuple[int, str]:
+def _post(
+    *, url: str, target: CallbackTarget, body: bytes, headers: dict[str, str]
+) -> tuple[int, str]:
     """POST to the address that was checked, never to a fresh lookup of the host. The Host
     header and, over https, the TLS server name and certificate check use the host name."""
     pinned, host_header = _pinned_url(url, target)
@@ -334,7 +337,11 @@ def deliver(
     from accounts.services import webhook_secret_get
 
     row = _claim_attempt(
-        event_id=event_id, debate_id=debate_id, event=event, url=url, payload=payload,
+        event_id=event_id,
+        debate_id=debate_id,
+        event=event,
+        url=url,
+        payload=payload,
         attempt=attempt,
     )
     if row is None:
@@ -391,10 +398,21 @@ def deliver(
     row.finished_at = timezone.now()
     row.save(
         update_fields=[
-            "status", "status_code", "response_excerpt", "error", "duration_ms", "finished_at"
+            "status",
+            "status_code",
+            "response_excerpt",
+            "error",
+            "duration_ms",
+            "finished_at",
         ]
     )
     if status != WebhookDelivery.Status.DELIVERED:
-        logger.info("webhook %s attempt %s to %s: %s %s", event_id, attempt, url, status,
-                    status_code or error)
+        logger.info(
+            "webhook %s attempt %s to %s: %s %s",
+            event_id,
+            attempt,
+            url,
+            status,
+            status_code or error,
+        )
     return AttemptResult(status=status, retry=status == WebhookDelivery.Status.FAILED)

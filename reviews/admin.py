@@ -36,11 +36,25 @@ class ReviewItemAdmin(admin.ModelAdmin):
     """Read-only records; analysts act through the actions, which call the same services as
     the review pages."""
 
-    list_display = ("id", "reason", "priority", "status", "question", "machine_decision",
-                    "effective_decision", "assignee", "created_at")
+    list_display = (
+        "id",
+        "reason",
+        "priority",
+        "status",
+        "question",
+        "machine_decision",
+        "effective_decision",
+        "assignee",
+        "created_at",
+    )
     list_display_links = ("id", "reason")
-    list_filter = ("status", "reason", "verdict", ("assignee", admin.RelatedOnlyFieldListFilter),
-                   "created_at")
+    list_filter = (
+        "status",
+        "reason",
+        "verdict",
+        ("assignee", admin.RelatedOnlyFieldListFilter),
+        "created_at",
+    )
     search_fields = ("summary",)  # and each subject's (`get_search_fields`)
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
@@ -48,18 +62,46 @@ class ReviewItemAdmin(admin.ModelAdmin):
     actions = ["claim", "resolve_uphold", "rerun", "dismiss"]
     inlines = [ReviewEventInline]
     fieldsets = (
-        (None, {"fields": ("debate_link", "reason", "summary", "priority", "status", "assignee",
-                           "created_at", "claimed_at", "closed_at")}),
+        (
+            None,
+            {
+                "fields": (
+                    "debate_link",
+                    "reason",
+                    "summary",
+                    "priority",
+                    "status",
+                    "assignee",
+                    "created_at",
+                    "claimed_at",
+                    "closed_at",
+                )
+            },
+        ),
         ("Verdict", {"fields": ("verdict", "decision_override", "note")}),
         ("Transcript", {"fields": ("transcript",)}),
     )
-    readonly_fields = ("debate_link", "reason", "summary", "priority", "status", "assignee",
-                       "created_at", "claimed_at", "closed_at", "verdict", "decision_override",
-                       "note", "transcript")
+    readonly_fields = (
+        "debate_link",
+        "reason",
+        "summary",
+        "priority",
+        "status",
+        "assignee",
+        "created_at",
+        "claimed_at",
+        "closed_at",
+        "verdict",
+        "decision_override",
+        "note",
+        "transcript",
+    )
 
     def get_search_fields(self, request):
-        return [*(f for kind in subjects.all_subjects() for f in kind.search_fields),
-                *self.search_fields]
+        return [
+            *(f for kind in subjects.all_subjects() for f in kind.search_fields),
+            *self.search_fields,
+        ]
 
     def get_list_select_related(self, request):
         return [*_subject_related(), "assignee"]
@@ -119,14 +161,15 @@ class ReviewItemAdmin(admin.ModelAdmin):
             for item_id in queryset.values_list("id", flat=True):
                 try:
                     services.review_resolve(
-                        item_id=item_id, user=request.user, verdict=ReviewItem.Verdict.UPHOLD,
+                        item_id=item_id,
+                        user=request.user,
+                        verdict=ReviewItem.Verdict.UPHOLD,
                         note=form.cleaned_data["note"],
                     )
                     done += 1
                 except (services.ReviewConflict, ValidationError) as exc:
                     failed.append(getattr(exc, "message", None) or "; ".join(exc.messages))
-            self._report(request, f"Upheld the machine's decision on {done} item(s).", done,
-                         failed)
+            self._report(request, f"Upheld the machine's decision on {done} item(s).", done, failed)
             return None
         return TemplateResponse(
             request,
@@ -141,8 +184,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Re-run the selected failed debates and runs",
-                  permissions=["review"])
+    @admin.action(description="Re-run the selected failed debates and runs", permissions=["review"])
     def rerun(self, request, queryset):
         """Queue each item's failed debate (or run) again, from what is stored; the item is
         resolved as re-run. Other items, and items someone else holds, are reported."""
@@ -152,10 +194,15 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 services.review_rerun(item_id=item_id, user=request.user)
                 done += 1
             except (services.ReviewConflict, ValidationError) as exc:
-                failed.append(f"#{item_id}: "
-                              + (getattr(exc, "message", None) or "; ".join(exc.messages)))
-        self._report(request, f"Queued {done} failed debate(s) or run(s) again; calls already "
-                     "made are not repeated.", done, failed)
+                failed.append(
+                    f"#{item_id}: " + (getattr(exc, "message", None) or "; ".join(exc.messages))
+                )
+        self._report(
+            request,
+            f"Queued {done} failed debate(s) or run(s) again; calls already made are not repeated.",
+            done,
+            failed,
+        )
 
     @admin.action(description="Dismiss (with a note)", permissions=["review"])
     def dismiss(self, request, queryset):
@@ -164,8 +211,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
             done, failed = 0, []
             for item_id in queryset.values_list("id", flat=True):
                 try:
-                    services.review_dismiss(item_id=item_id, user=request.user,
-                                            note=form.cleaned_data["note"])
+                    services.review_dismiss(
+                        item_id=item_id, user=request.user, note=form.cleaned_data["note"]
+                    )
                     done += 1
                 except (services.ReviewConflict, ValidationError) as exc:
                     failed.append(getattr(exc, "message", None) or "; ".join(exc.messages))

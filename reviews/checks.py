@@ -22,8 +22,11 @@ def check_enqueue_reasons(app_configs=None, **kwargs):
 
 def subject_keys() -> list[str]:
     """`ReviewItem`'s subject keys: every foreign key but the assignee."""
-    return [f.name for f in ReviewItem._meta.get_fields()
-            if f.many_to_one and f.concrete and f.name != "assignee"]
+    return [
+        f.name
+        for f in ReviewItem._meta.get_fields()
+        if f.many_to_one and f.concrete and f.name != "assignee"
+    ]
 
 
 @register()

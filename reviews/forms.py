@@ -9,8 +9,12 @@ class QueueFilterForm(forms.Form):
     status = forms.ChoiceField(
         required=False,
         choices=[
-            ("active", "Open or claimed"), ("open", "Open"), ("claimed", "Claimed"),
-            ("resolved", "Resolved"), ("dismissed", "Dismissed"), ("all", "All"),
+            ("active", "Open or claimed"),
+            ("open", "Open"),
+            ("claimed", "Claimed"),
+            ("resolved", "Resolved"),
+            ("dismissed", "Dismissed"),
+            ("all", "All"),
         ],
     )
     reason = forms.ChoiceField(
@@ -18,14 +22,18 @@ class QueueFilterForm(forms.Form):
     )
     assignee = forms.ChoiceField(required=False)
     per_page = forms.TypedChoiceField(
-        required=False, coerce=int, empty_value=50,
+        required=False,
+        coerce=int,
+        empty_value=50,
         choices=[(n, f"{n} a page") for n in PAGE_SIZES],
     )
 
     def __init__(self, *args, reviewers=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["assignee"].choices = [
-            ("", "Anyone"), ("me", "Mine"), ("none", "Unassigned"),
+            ("", "Anyone"),
+            ("me", "Mine"),
+            ("none", "Unassigned"),
             *[(str(u.pk), u.get_username()) for u in reviewers],
         ]
 
@@ -40,7 +48,9 @@ class QueueFilterForm(forms.Form):
 
 class NoteForm(forms.Form):
     note = forms.CharField(
-        required=True, strip=True, max_length=5000,
+        required=True,
+        strip=True,
+        max_length=5000,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         error_messages={"required": "A note is required: say why."},
     )
@@ -52,8 +62,14 @@ class ReleaseForm(forms.Form):
 
 class RerunForm(forms.Form):
     model = forms.CharField(
-        required=False, strip=True, max_length=200,
+        required=False,
+        strip=True,
+        max_length=200,
         help_text="Leave empty to keep the model it ran with; or name an allowed model.",
     )
-    note = forms.CharField(required=False, strip=True, max_length=5000,
-                           widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
+    note = forms.CharField(
+        required=False,
+        strip=True,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+    )

@@ -24,12 +24,11 @@ class ReviewItem(models.Model):
 
     class Reason(models.TextChoices):
         SAFETY_VETO = triage.SAFETY_VETO, triage.REASONS[triage.SAFETY_VETO][0]
-        HIGH_RISK_DISSENT = (
-            triage.HIGH_RISK_DISSENT, triage.REASONS[triage.HIGH_RISK_DISSENT][0]
-        )
+        HIGH_RISK_DISSENT = (triage.HIGH_RISK_DISSENT, triage.REASONS[triage.HIGH_RISK_DISSENT][0])
         PROMPT_INJECTION = triage.PROMPT_INJECTION, triage.REASONS[triage.PROMPT_INJECTION][0]
         INJECTION_IN_REPLY = (
-            triage.INJECTION_IN_REPLY, triage.REASONS[triage.INJECTION_IN_REPLY][0]
+            triage.INJECTION_IN_REPLY,
+            triage.REASONS[triage.INJECTION_IN_REPLY][0],
         )
         PARSE_FAILURE = triage.PARSE_FAILURE, triage.REASONS[triage.PARSE_FAILURE][0]
         FLAG_FOR_REVIEW = triage.FLAG_FOR_REVIEW, triage.REASONS[triage.FLAG_FOR_REVIEW][0]
@@ -57,16 +56,26 @@ class ReviewItem(models.Model):
     CLOSED = (Status.RESOLVED, Status.DISMISSED)
 
     debate = models.ForeignKey(
-        "debates.Debate", null=True, blank=True, on_delete=models.CASCADE,
+        "debates.Debate",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="review_items",
     )
     contradiction = models.ForeignKey(
-        "contradictions.Contradiction", null=True, blank=True, on_delete=models.CASCADE,
+        "contradictions.Contradiction",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="review_items",
     )
     contradiction_run = models.ForeignKey(
-        "contradictions.ContradictionRun", null=True, blank=True, on_delete=models.CASCADE,
-        related_name="review_items", help_text="A contradiction run that failed (run_failed).",
+        "contradictions.ContradictionRun",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="review_items",
+        help_text="A contradiction run that failed (run_failed).",
     )
     reason = models.CharField(max_length=24, choices=Reason.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -114,12 +123,15 @@ class ReviewItem(models.Model):
                 name="reviewitem_one_active_per_run_reason",
             ),
             models.CheckConstraint(
-                condition=Q(debate__isnull=False, contradiction__isnull=True,
-                            contradiction_run__isnull=True)
-                | Q(debate__isnull=True, contradiction__isnull=False,
-                    contradiction_run__isnull=True)
-                | Q(debate__isnull=True, contradiction__isnull=True,
-                    contradiction_run__isnull=False),
+                condition=Q(
+                    debate__isnull=False, contradiction__isnull=True, contradiction_run__isnull=True
+                )
+                | Q(
+                    debate__isnull=True, contradiction__isnull=False, contradiction_run__isnull=True
+                )
+                | Q(
+                    debate__isnull=True, contradiction__isnull=True, contradiction_run__isnull=False
+                ),
                 name="reviewitem_one_subject",
             ),
             models.CheckConstraint(

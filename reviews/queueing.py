@@ -25,8 +25,9 @@ def enabled_reasons() -> set[str]:
     return set(settings.REVIEW_ENQUEUE_REASONS) & set(triage.REASONS)
 
 
-def review_status_sync(subject: str | subjects.ReviewSubject, group_id, *, active: bool = False,
-                       **changes) -> None:
+def review_status_sync(
+    subject: str | subjects.ReviewSubject, group_id, *, active: bool = False, **changes
+) -> None:
     """Keep the group's review status in step with its items: pending while any is active,
     else resolved if any was, else dismissed if it had any, else none. `changes` are stored
     on the group's row in the same update. `subject`: a registered subject, or its name.
@@ -62,8 +63,13 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
     key = f"{subject}_id"
     ReviewItem.objects.bulk_create(
         [
-            ReviewItem(**{key: subject_id}, reason=f.reason, priority=f.priority,
-                       summary=f.summary, details=f.details)
+            ReviewItem(
+                **{key: subject_id},
+                reason=f.reason,
+                priority=f.priority,
+                summary=f.summary,
+                details=f.details,
+            )
             for subject_id, f in flags
         ],
         ignore_conflicts=True,
@@ -76,15 +82,17 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
         ).exclude(events__isnull=False)
     )
     ReviewEvent.objects.bulk_create(
-        ReviewEvent(item=item, action=ReviewEvent.Action.CREATED, to_status=item.status,
-                    note=item.summary)
+        ReviewEvent(
+            item=item, action=ReviewEvent.Action.CREATED, to_status=item.status, note=item.summary
+        )
         for item in created
     )
     return created
 
 
-def failure_item_open(subject: str, failed, *, reason: str,
-                      max_risk: Callable[[], Any] | None = None) -> ReviewItem | None:
+def failure_item_open(
+    subject: str, failed, *, reason: str, max_risk: Callable[[], Any] | None = None
+) -> ReviewItem | None:
     """Open the failure item (`debate_failed`, `run_failed`) of a subject that has just been
     failed for good, with its error, attempts and recoveries (`failed` has those fields).
 
@@ -98,20 +106,31 @@ def failure_item_open(subject: str, failed, *, reason: str,
     key = {subject: failed}
     if ReviewItem.objects.filter(**key, reason=reason, status__in=ReviewItem.ACTIVE).exists():
         return None
-    flag = triage.failure_flag(reason=reason, error=failed.error, attempts=failed.attempts,
-                               recoveries=failed.recoveries,
-                               max_risk=max_risk() if max_risk else None)
-    item = ReviewItem.objects.create(**key, reason=flag.reason, priority=flag.priority,
-                                     summary=flag.summary, details=flag.details)
-    ReviewEvent.objects.create(item=item, action=ReviewEvent.Action.CREATED,
-                               to_status=item.status, note=item.summary)
+    flag = triage.failure_flag(
+        reason=reason,
+        error=failed.error,
+        attempts=failed.attempts,
+        recoveries=failed.recoveries,
+        max_risk=max_risk() if max_risk else None,
+    )
+    item = ReviewItem.objects.create(
+        **key,
+        reason=flag.reason,
+        priority=flag.priority,
+        summary=flag.summary,
+        details=flag.details,
+    )
+    ReviewEvent.objects.create(
+        item=item, action=ReviewEvent.Action.CREATED, to_status=item.status, note=item.summary
+    )
     review_status_sync(kind, failed.pk)
     logger.info("%s %s failed: review item #%s", kind.noun, failed.pk, item.pk)
     return item
 
 
-def failure_items_close_for_rerun(subject: str, subject_id, *, user=None,
-                                  note: str = "", data: dict | None = None) -> list[ReviewItem]:
+def failure_items_close_for_rerun(
+    subject: str, subject_id, *, user=None, note: str = "", data: dict | None = None
+) -> list[ReviewItem]:
     """Close the open failure items of a failed subject that is being queued again, as resolved
     with the verdict `rerun`, by `user` (None: the system).
 
@@ -119,8 +138,11 @@ def failure_items_close_for_rerun(subject: str, subject_id, *, user=None,
     """
     items = list(
         ReviewItem.objects.select_for_update()
-        .filter(**{f"{subject}_id": subject_id}, reason__in=triage.FAILURE_REASONS,
-                status__in=ReviewItem.ACTIVE)
+        .filter(
+            **{f"{subject}_id": subject_id},
+            reason__in=triage.FAILURE_REASONS,
+            status__in=ReviewItem.ACTIVE,
+        )
         .order_by("id")
     )
     now = timezone.now()
@@ -134,10 +156,17 @@ def failure_items_close_for_rerun(subject: str, subject_id, *, user=None,
         item.assignee = user if user is not None else item.assignee
         item.claimed_at = item.claimed_at or now
         item.closed_at = now
-        item.save(update_fields=["status", "verdict", "note", "assignee", "claimed_at",
-                                 "closed_at"])
-        record(item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous,
-               note=item.note, data={"verdict": ReviewItem.Verdict.RERUN, **(data or {})})
+        item.save(
+            update_fields=["status", "verdict", "note", "assignee", "claimed_at", "closed_at"]
+        )
+        record(
+            item,
+            actor=user,
+            action=ReviewEvent.Action.RESOLVED,
+            from_status=previous,
+            note=item.note,
+            data={"verdict": ReviewItem.Verdict.RERUN, **(data or {})},
+        )
     if items:
         kind = subjects.named(subject)
         review_status_sync(kind, subject_id)

@@ -38,8 +38,9 @@ def conflict_if_taken(item: ReviewItem, user) -> None:
         )
 
 
-def record(item: ReviewItem, *, actor, action, from_status: str, note: str = "",
-           data: dict | None = None) -> ReviewEvent:
+def record(
+    item: ReviewItem, *, actor, action, from_status: str, note: str = "", data: dict | None = None
+) -> ReviewEvent:
     """Store the item's event and, in the same transaction, the staff audit trail's entry
     (who did what to which item, from what status to what, with the verdict and decision)."""
     data = data or {}
@@ -48,8 +49,9 @@ def record(item: ReviewItem, *, actor, action, from_status: str, note: str = "",
         if key in data:
             changes[key] = {"from": None, "to": data[key]}
     if action != ReviewEvent.Action.CREATED:  # the system queueing an item is not a staff action
-        audit.record(actor=actor, action=f"review.{str(action)}", subject=item, changes=changes,
-                     note=note)
+        audit.record(
+            actor=actor, action=f"review.{str(action)}", subject=item, changes=changes, note=note
+        )
     return ReviewEvent.objects.create(
         item=item,
         actor=actor,

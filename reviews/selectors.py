@@ -17,6 +17,7 @@ STATUS_FILTERS = {
     "all": None,
 }
 
+
 def queue_items(
     *, user, status: str = "active", reason: str = "", assignee: str = ""
 ) -> QuerySet[ReviewItem]:
@@ -29,9 +30,20 @@ def queue_items(
     items = ReviewItem.objects.select_related(
         *(name for kind in kinds for name in kind.queue_related), "assignee"
     ).only(
-        "id", "reason", "status", "priority", "summary", "created_at", "claimed_at",
-        "closed_at", "verdict", "decision_override", "assignee__id", "assignee__username",
-        "assignee__first_name", "assignee__last_name",
+        "id",
+        "reason",
+        "status",
+        "priority",
+        "summary",
+        "created_at",
+        "claimed_at",
+        "closed_at",
+        "verdict",
+        "decision_override",
+        "assignee__id",
+        "assignee__username",
+        "assignee__first_name",
+        "assignee__last_name",
         *(f for kind in kinds for f in kind.queue_fields),
     )
     statuses = STATUS_FILTERS.get(status, ReviewItem.ACTIVE)
@@ -52,9 +64,13 @@ def reviewers() -> QuerySet:
     """Everyone who can hold a review item (permission `reviews.change_reviewitem`), and
     anyone who ever held one."""
     holders = ReviewItem.objects.filter(assignee__isnull=False).values("assignee_id")
-    may = get_user_model().objects.with_perm(
-        "reviews.change_reviewitem", backend="django.contrib.auth.backends.ModelBackend"
-    ).values("pk")
+    may = (
+        get_user_model()
+        .objects.with_perm(
+            "reviews.change_reviewitem", backend="django.contrib.auth.backends.ModelBackend"
+        )
+        .values("pk")
+    )
     return (
         get_user_model()
         .objects.filter(Q(pk__in=may) | Q(pk__in=holders))

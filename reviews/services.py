@@ -23,8 +23,13 @@ from reviews.queueing import review_status_sync
 from reviews.records import ReviewConflict, conflict_if_taken, record, user_name
 
 __all__ = [
-    "ReviewConflict", "review_claim", "review_dismiss", "review_keep", "review_release",
-    "review_rerun", "review_resolve",
+    "ReviewConflict",
+    "review_claim",
+    "review_dismiss",
+    "review_keep",
+    "review_release",
+    "review_rerun",
+    "review_resolve",
 ]
 
 
@@ -34,8 +39,10 @@ WORK_QUEUE = "reviews.change_reviewitem"
 def _require_staff(user) -> None:
     """Working the queue takes the permission `reviews.change_reviewitem` (role Reviewer)."""
     if not (user and user.is_authenticated and user.is_active and user.has_perm(WORK_QUEUE)):
-        raise PermissionDenied("Working the review queue needs the Reviewer role "
-                               "(permission reviews.change_reviewitem).")
+        raise PermissionDenied(
+            "Working the review queue needs the Reviewer role "
+            "(permission reviews.change_reviewitem)."
+        )
 
 
 def _require_note(note: str | None, action: str) -> str:
@@ -72,8 +79,15 @@ def _lock_item(item_id) -> ReviewItem:
     return ReviewItem.objects.select_for_update().get(pk=item_id)
 
 
-def _close(item: ReviewItem, *, user, status: str, note: str, verdict: str = "",
-           decision_override: str = "") -> str:
+def _close(
+    item: ReviewItem,
+    *,
+    user,
+    status: str,
+    note: str,
+    verdict: str = "",
+    decision_override: str = "",
+) -> str:
     """Close a locked item as `user`; returns the status it had."""
     now = timezone.now()
     previous = item.status
@@ -84,8 +98,17 @@ def _close(item: ReviewItem, *, user, status: str, note: str, verdict: str = "",
     item.assignee = user
     item.claimed_at = item.claimed_at or now
     item.closed_at = now
-    item.save(update_fields=["status", "verdict", "decision_override", "note", "assignee",
-                             "claimed_at", "closed_at"])
+    item.save(
+        update_fields=[
+            "status",
+            "verdict",
+            "decision_override",
+            "note",
+            "assignee",
+            "claimed_at",
+            "closed_at",
+        ]
+    )
     return previous
 
 
@@ -126,8 +149,14 @@ def review_release(*, item_id, user, note: str = "") -> ReviewItem:
     item.claimed_at = None
     item.save(update_fields=["status", "assignee", "claimed_at"])
     data = {} if holder is None or holder.pk == user.pk else {"released_from": user_name(holder)}
-    record(item, actor=user, action=ReviewEvent.Action.RELEASED,
-           from_status=ReviewItem.Status.CLAIMED, note=(note or "").strip(), data=data)
+    record(
+        item,
+        actor=user,
+        action=ReviewEvent.Action.RELEASED,
+        from_status=ReviewItem.Status.CLAIMED,
+        note=(note or "").strip(),
+        data=data,
+    )
     return item
 
 
@@ -139,12 +168,25 @@ def _resolve(*, item_id, user, verdict: str, value: str, note: str) -> ReviewIte
     locked = subject.kind.lock(subject.group_id)
     item = _lock_item(item_id)
     conflict_if_taken(item, user)
-    done = subject.kind.resolve(locked=locked, item=item, user=user, verdict=verdict,
-                                value=value, note=note)
-    previous = _close(item, user=user, status=ReviewItem.Status.RESOLVED, note=note,
-                      verdict=verdict, decision_override=done.decision_override)
-    record(item, actor=user, action=ReviewEvent.Action.RESOLVED, from_status=previous,
-           note=note, data=done.data)
+    done = subject.kind.resolve(
+        locked=locked, item=item, user=user, verdict=verdict, value=value, note=note
+    )
+    previous = _close(
+        item,
+        user=user,
+        status=ReviewItem.Status.RESOLVED,
+        note=note,
+        verdict=verdict,
+        decision_override=done.decision_override,
+    )
+    record(
+        item,
+        actor=user,
+        action=ReviewEvent.Action.RESOLVED,
+        from_status=previous,
+        note=note,
+        data=done.data,
+    )
     review_status_sync(subject.kind, subject.group_id, **done.changes)
     subject.kind.closed(subject.group_id, [item])
     return item
@@ -173,8 +215,13 @@ def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
     for a contradiction; see `contradictions.reviewing`)."""
     _require_staff(user)
     note = _require_note(note, "resolve")
-    return _resolve(item_id=item_id, user=user, verdict=ReviewItem.Verdict.KEEP,
-                    value=(choice or "").strip(), note=note)
+    return _resolve(
+        item_id=item_id,
+        user=user,
+        verdict=ReviewItem.Verdict.KEEP,
+        value=(choice or "").strip(),
+        note=note,
+    )
 
 
 @transaction.atomic
@@ -188,8 +235,7 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     conflict_if_taken(item, user)
     subject.kind.dismissed(item=item, user=user, note=note)
     previous = _close(item, user=user, status=ReviewItem.Status.DISMISSED, note=note)
-    record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous,
-           note=note)
+    record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous, note=note)
     review_status_sync(subject.kind, subject.group_id)
     subject.kind.closed(subject.group_id, [item])
     return item
@@ -211,8 +257,10 @@ def review_rerun(*, item_id, user, note: str = "", model: str | None = None) -> 
     conflict_if_taken(item, user)
     if not item.is_failure:
         raise ValidationError(
-            {"non_field_errors": f"Only a failed debate or run can be re-run; this item is "
-             f"'{item.get_reason_display()}'. Resolve or dismiss it instead."}
+            {
+                "non_field_errors": f"Only a failed debate or run can be re-run; this item is "
+                f"'{item.get_reason_display()}'. Resolve or dismiss it instead."
+            }
         )
     subject.kind.rerun(locked=locked, item=item, user=user, note=note, model=model)
     item.refresh_from_db()

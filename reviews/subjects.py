@@ -100,8 +100,9 @@ class ReviewSubject:
             return None
         return self.refusals.get(verdict) or {"verdict": f"This item takes no '{verdict}'."}
 
-    def resolve(self, *, locked, item: ReviewItem, user, verdict: str, value: str,
-                note: str) -> Resolution:
+    def resolve(
+        self, *, locked, item: ReviewItem, user, verdict: str, value: str, note: str
+    ) -> Resolution:
         """Apply a verdict this subject takes (`value`: the decision, or the choice). Raise
         `ValidationError` and change nothing when `value` does not fit."""
         raise NotImplementedError
@@ -109,16 +110,16 @@ class ReviewSubject:
     def dismissed(self, *, item: ReviewItem, user, note: str) -> None:
         """Told while an item is dismissed, inside its transaction."""
 
-    def rerun(self, *, locked, item: ReviewItem, user, note: str, model: str | None = None
-              ) -> None:
+    def rerun(self, *, locked, item: ReviewItem, user, note: str, model: str | None = None) -> None:
         """Queue the failed subject again (its failure items are closed by it); `model`, when
         given, replaces the model it ran with (a bad model is a common cause of failure)."""
         raise NotImplementedError
 
     # --- pages, admin, API -------------------------------------------------------------------
 
-    def page(self, request, item: ReviewItem, flags: dict[str, bool], forms: dict
-             ) -> tuple[str, dict[str, Any]]:
+    def page(
+        self, request, item: ReviewItem, flags: dict[str, bool], forms: dict
+    ) -> tuple[str, dict[str, Any]]:
         """The review page: its template and context (beyond item, others, events, flags)."""
         raise NotImplementedError
 

@@ -112,8 +112,9 @@ def priority_for(reason: str, max_risk: Any) -> int:
     return base + int(risk // 10)
 
 
-def failure_flag(*, reason: str, error: str, attempts: int, recoveries: int,
-                 max_risk: Any = None) -> Flag:
+def failure_flag(
+    *, reason: str, error: str, attempts: int, recoveries: int, max_risk: Any = None
+) -> Flag:
     """The review item of a debate (``debate_failed``) or contradiction run (``run_failed``)
     that failed for good. `error` is the readable reason it was failed with; `max_risk` the
     highest risk its agents stated before it failed (None: none did)."""

@@ -76,10 +76,14 @@ def _action_flags(request, item: ReviewItem) -> dict:
     can_act = request.user.has_perm(WORK_QUEUE)
     return {
         "can_claim": can_act and item.status == ReviewItem.Status.OPEN,
-        "can_release": can_act and item.status == ReviewItem.Status.CLAIMED
+        "can_release": can_act
+        and item.status == ReviewItem.Status.CLAIMED
         and (mine or request.user.is_superuser),
-        "can_close": can_act and (item.status == ReviewItem.Status.OPEN
-                                  or (item.status == ReviewItem.Status.CLAIMED and mine)),
+        "can_close": can_act
+        and (
+            item.status == ReviewItem.Status.OPEN
+            or (item.status == ReviewItem.Status.CLAIMED and mine)
+        ),
     }
 
 
@@ -132,7 +136,8 @@ def _perform(request, pk, action, *, form=None, form_name="", success, next_url=
 @staff_required(perm=WORK_QUEUE)
 def claim(request, pk):
     return _perform(
-        request, pk,
+        request,
+        pk,
         lambda: services.review_claim(item_id=pk, user=request.user),
         success=lambda i: f"You claimed review item #{i.pk}.",
     )
@@ -143,11 +148,13 @@ def claim(request, pk):
 def release(request, pk):
     form = ReleaseForm(request.POST, prefix="release")
     return _perform(
-        request, pk,
+        request,
+        pk,
         lambda: services.review_release(
             item_id=pk, user=request.user, note=form.cleaned_data["note"]
         ),
-        form=form, form_name="release_form",
+        form=form,
+        form_name="release_form",
         success=lambda i: f"Review item #{i.pk} is back in the queue.",
     )
 
@@ -165,9 +172,12 @@ def resolve(request, pk):
         messages.error(request, submission)
         return _render_item(request, pk, status=400)
     return _perform(
-        request, pk,
+        request,
+        pk,
         lambda: submission.perform(request.user),
-        form=submission.form, form_name=submission.form_name, success=submission.success,
+        form=submission.form,
+        form_name=submission.form_name,
+        success=submission.success,
         next_url=reverse("reviews:queue"),
     )
 
@@ -177,11 +187,13 @@ def resolve(request, pk):
 def dismiss(request, pk):
     form = NoteForm(request.POST, prefix="dismiss")
     return _perform(
-        request, pk,
+        request,
+        pk,
         lambda: services.review_dismiss(
             item_id=pk, user=request.user, note=form.cleaned_data["note"]
         ),
-        form=form, form_name="dismiss_form",
+        form=form,
+        form_name="dismiss_form",
         success=lambda i: f"Dismissed review item #{i.pk}.",
         next_url=reverse("reviews:queue"),
     )
@@ -194,21 +206,31 @@ def rerun(request, pk):
     if item is None:
         raise Http404(f"There is no review item #{pk}.")
     if not item.is_failure:
-        messages.error(request, "Only a failed debate or run can be re-run: resolve or dismiss "
-                       "this item instead.")
+        messages.error(
+            request,
+            "Only a failed debate or run can be re-run: resolve or dismiss this item instead.",
+        )
         return _render_item(request, pk, status=400)
     form = RerunForm(request.POST, prefix="rerun")
 
     def success(done: ReviewItem) -> str:
         what = done.subject.noun
-        return (f"Re-ran review item #{done.pk}'s {what}: it is queued again and resumes from "
-                "what is stored (calls already made are not repeated).")
+        return (
+            f"Re-ran review item #{done.pk}'s {what}: it is queued again and resumes from "
+            "what is stored (calls already made are not repeated)."
+        )
 
     return _perform(
-        request, pk,
-        lambda: services.review_rerun(item_id=pk, user=request.user,
-                                      note=form.cleaned_data["note"],
-                                      model=form.cleaned_data.get("model") or None),
-        form=form, form_name="rerun_form", success=success,
+        request,
+        pk,
+        lambda: services.review_rerun(
+            item_id=pk,
+            user=request.user,
+            note=form.cleaned_data["note"],
+            model=form.cleaned_data.get("model") or None,
+        ),
+        form=form,
+        form_name="rerun_form",
+        success=success,
         next_url=reverse("reviews:queue"),
     )

@@ -28,8 +28,21 @@ class DebateScheduleForm(forms.ModelForm):
     class Meta:
         model = DebateSchedule
         fields = [
-            "name", "owner", "enabled", "questions", "protocol", "agents", "options", "kind",
-            "every", "period", "minute", "hour", "day_of_week", "day_of_month", "month_of_year",
+            "name",
+            "owner",
+            "enabled",
+            "questions",
+            "protocol",
+            "agents",
+            "options",
+            "kind",
+            "every",
+            "period",
+            "minute",
+            "hour",
+            "day_of_week",
+            "day_of_month",
+            "month_of_year",
             "timezone",
         ]
         widgets = {"questions": forms.Textarea(attrs={"rows": 5, "cols": 90})}
@@ -68,21 +81,44 @@ class DebateScheduleAdmin(admin.ModelAdmin):
     list_filter = ("enabled", "kind", "protocol")
     search_fields = ("name", "questions")
     actions = ["run_now", "pause", "resume"]
-    readonly_fields = ("next_run", "last_run", "last_outcome", "recent_runs", "created_at",
-                       "updated_at")
+    readonly_fields = (
+        "next_run",
+        "last_run",
+        "last_outcome",
+        "recent_runs",
+        "created_at",
+        "updated_at",
+    )
     fieldsets = (
         (None, {"fields": ("name", "owner", "enabled")}),
         ("What to debate", {"fields": ("questions", "protocol", "agents", "options")}),
-        ("When", {
-            "fields": ("kind", "timezone"),
-            "description": "Changes take effect within seconds, without a restart.",
-        }),
+        (
+            "When",
+            {
+                "fields": ("kind", "timezone"),
+                "description": "Changes take effect within seconds, without a restart.",
+            },
+        ),
         ("Repeat every N minutes, hours or days", {"fields": (("every", "period"),)}),
-        ("At set times (crontab, read in the time zone)", {
-            "fields": (("minute", "hour", "day_of_week"), ("day_of_month", "month_of_year")),
-        }),
-        ("History", {"fields": ("next_run", "last_run", "last_outcome", "recent_runs",
-                                "created_at", "updated_at")}),
+        (
+            "At set times (crontab, read in the time zone)",
+            {
+                "fields": (("minute", "hour", "day_of_week"), ("day_of_month", "month_of_year")),
+            },
+        ),
+        (
+            "History",
+            {
+                "fields": (
+                    "next_run",
+                    "last_run",
+                    "last_outcome",
+                    "recent_runs",
+                    "created_at",
+                    "updated_at",
+                )
+            },
+        ),
     )
 
     def get_fieldsets(self, request, obj=None):
@@ -147,10 +183,15 @@ class DebateScheduleAdmin(admin.ModelAdmin):
                     run.get_outcome_display(),
                     run.reason,
                     format_html_join(
-                        ", ", '<a href="{}">{}</a>',
-                        ((reverse("admin:debates_debate_change", args=[d.pk]),
-                          f"{d.get_status_display()} {d.decision}".strip())
-                         for d in run.debates.all()),
+                        ", ",
+                        '<a href="{}">{}</a>',
+                        (
+                            (
+                                reverse("admin:debates_debate_change", args=[d.pk]),
+                                f"{d.get_status_display()} {d.decision}".strip(),
+                            )
+                            for d in run.debates.all()
+                        ),
                     ),
                 )
                 for run in runs
@@ -159,8 +200,10 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         history = reverse("admin:schedules_schedulerun_changelist")
         history += f"?schedule__id__exact={obj.pk}"
         return format_html(
-            '<table><tr><th>Fired</th><th>By</th><th>Outcome</th><th>Why</th><th>Debates</th>'
-            '</tr>{}</table><p><a href="{}">All runs</a></p>', rows, history,
+            "<table><tr><th>Fired</th><th>By</th><th>Outcome</th><th>Why</th><th>Debates</th>"
+            '</tr>{}</table><p><a href="{}">All runs</a></p>',
+            rows,
+            history,
         )
 
     @admin.action(description="Run once now", permissions=["change"])
@@ -171,8 +214,11 @@ class DebateScheduleAdmin(admin.ModelAdmin):
             )
             if run is None:
                 continue
-            level = messages.SUCCESS if run.outcome == ScheduleRun.Outcome.CREATED else (
-                messages.WARNING)
+            level = (
+                messages.SUCCESS
+                if run.outcome == ScheduleRun.Outcome.CREATED
+                else (messages.WARNING)
+            )
             self.message_user(
                 request, f"{schedule.name}: {run.get_outcome_display()}. {run.reason}", level
             )
@@ -210,8 +256,14 @@ class ScheduleRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="Debates")
     def debate_links(self, obj):
-        return format_html_join(
-            ", ", '<a href="{}">{}</a>',
-            ((reverse("admin:debates_debate_change", args=[d.pk]), d.query[:50])
-             for d in obj.debates.all()),
-        ) or "-"
+        return (
+            format_html_join(
+                ", ",
+                '<a href="{}">{}</a>',
+                (
+                    (reverse("admin:debates_debate_change", args=[d.pk]), d.query[:50])
+                    for d in obj.debates.all()
+                ),
+            )
+            or "-"
+        )

@@ -26,7 +26,9 @@ class DebateSchedule(models.Model):
 
     name = models.CharField(max_length=120, unique=True)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="debate_schedules",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="debate_schedules",
         help_text="Debates created by this schedule are created in this user's name.",
     )
     enabled = models.BooleanField(
@@ -38,46 +40,60 @@ class DebateSchedule(models.Model):
     )
     protocol = models.CharField(max_length=40, default="s4")
     agents = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text="Agent slugs, in speaking order. Empty: the protocol's default agents.",
     )
     options = models.JSONField(default=dict, blank=True, help_text="Protocol options (JSON).")
 
-    kind = models.CharField(
-        "repeat", max_length=10, choices=Kind.choices, default=Kind.INTERVAL
-    )
+    kind = models.CharField("repeat", max_length=10, choices=Kind.choices, default=Kind.INTERVAL)
     every = models.PositiveIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(10_000)]
     )
     period = models.CharField(max_length=10, choices=Period.choices, default=Period.DAYS)
     minute = models.CharField(
-        max_length=240, default="0", validators=[cron.minute_validator],
+        max_length=240,
+        default="0",
+        validators=[cron.minute_validator],
         help_text='Crontab minute: "0", "*/15", "0,30".',
     )
     hour = models.CharField(
-        max_length=96, default="9", validators=[cron.hour_validator],
+        max_length=96,
+        default="9",
+        validators=[cron.hour_validator],
         help_text='Crontab hour: "9", "8-18", "*".',
     )
     day_of_week = models.CharField(
-        max_length=64, default="*", validators=[cron.day_of_week_validator],
+        max_length=64,
+        default="*",
+        validators=[cron.day_of_week_validator],
         help_text='0-6 with Sunday = 0, or "mon-fri"; "*" for every day.',
     )
     day_of_month = models.CharField(
-        max_length=124, default="*", validators=[cron.day_of_month_validator],
+        max_length=124,
+        default="*",
+        validators=[cron.day_of_month_validator],
         help_text='1-31; "*" for every day.',
     )
     month_of_year = models.CharField(
-        max_length=64, default="*", validators=[cron.month_of_year_validator],
+        max_length=64,
+        default="*",
+        validators=[cron.month_of_year_validator],
         help_text='1-12; "*" for every month.',
     )
     timezone = TimeZoneField(
-        default="UTC", use_pytz=False,
+        default="UTC",
+        use_pytz=False,
         help_text="The time zone crontab times are read in (intervals do not depend on it).",
     )
 
     periodic_task = models.OneToOneField(
-        "django_celery_beat.PeriodicTask", null=True, blank=True, editable=False,
-        on_delete=models.SET_NULL, related_name="debate_schedule",
+        "django_celery_beat.PeriodicTask",
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.SET_NULL,
+        related_name="debate_schedule",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

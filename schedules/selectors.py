@@ -46,7 +46,8 @@ def schedule_next_run(schedule: DebateSchedule, *, now: datetime) -> datetime | 
 def schedule_recent_runs(schedule: DebateSchedule, *, limit: int = 10) -> list[ScheduleRun]:
     return list(
         ScheduleRun.objects.filter(schedule=schedule)
-        .prefetch_related(Prefetch("debates", queryset=Debate.objects.only("id", "query",
-                                                                           "status", "decision")))
+        .prefetch_related(
+            Prefetch("debates", queryset=Debate.objects.only("id", "query", "status", "decision"))
+        )
         .order_by("-fired_at", "-id")[:limit]
     )

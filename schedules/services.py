@@ -73,7 +73,10 @@ def schedule_check_debates(
         with transaction.atomic():
             for question in valid:
                 debate_create(
-                    query=question, protocol=protocol, agents=agents or None, options=options,
+                    query=question,
+                    protocol=protocol,
+                    agents=agents or None,
+                    options=options,
                     enqueue=False,
                 )
             raise _DryRun
@@ -140,7 +143,8 @@ def _sync_periodic_task(schedule: DebateSchedule) -> None:
     # workers back after an outage start one round of debates, not a backlog of firings.
     task.expire_seconds = (
         int(timing_of(schedule).interval.total_seconds())
-        if schedule.kind == DebateSchedule.Kind.INTERVAL else None
+        if schedule.kind == DebateSchedule.Kind.INTERVAL
+        else None
     )
     task.description = f"Fires the scheduled debate '{schedule.name}'. Edit the schedule, not this."
     task.save()
@@ -151,8 +155,22 @@ def _sync_periodic_task(schedule: DebateSchedule) -> None:
 
 # What the audit trail compares when a schedule is edited.
 AUDITED_FIELDS = (
-    "name", "owner", "enabled", "questions", "protocol", "agents", "options", "kind", "every",
-    "period", "minute", "hour", "day_of_week", "day_of_month", "month_of_year", "timezone",
+    "name",
+    "owner",
+    "enabled",
+    "questions",
+    "protocol",
+    "agents",
+    "options",
+    "kind",
+    "every",
+    "period",
+    "minute",
+    "hour",
+    "day_of_week",
+    "day_of_month",
+    "month_of_year",
+    "timezone",
 )
 
 
@@ -174,11 +192,14 @@ def schedule_save(*, schedule: DebateSchedule, actor=None) -> DebateSchedule:
     if actor is not None:
         after = _audited(schedule)
         if before is None:
-            audit.record(actor=actor, action="schedule.create", subject=schedule,
-                         changes={k: {"from": None, "to": v} for k, v in after.items()})
+            audit.record(
+                actor=actor,
+                action="schedule.create",
+                subject=schedule,
+                changes={k: {"from": None, "to": v} for k, v in after.items()},
+            )
         elif changes := audit.diff(before, after):
-            audit.record(actor=actor, action="schedule.change", subject=schedule,
-                         changes=changes)
+            audit.record(actor=actor, action="schedule.change", subject=schedule, changes=changes)
     return schedule
 
 
@@ -191,17 +212,19 @@ def schedule_create(*, name: str, owner, questions: list[str] | str, **fields) -
 
 
 @transaction.atomic
-def schedule_set_enabled(*, schedule: DebateSchedule, enabled: bool,
-                         actor=None) -> DebateSchedule:
+def schedule_set_enabled(*, schedule: DebateSchedule, enabled: bool, actor=None) -> DebateSchedule:
     """Pause or resume. A paused schedule's beat task is disabled; its history is kept."""
     schedule = DebateSchedule.objects.select_for_update().get(pk=schedule.pk)
     if schedule.enabled != enabled:
         schedule.enabled = enabled
         schedule.save(update_fields=["enabled", "updated_at"])
         if actor is not None:
-            audit.record(actor=actor, action="schedule.resume" if enabled else "schedule.pause",
-                         subject=schedule,
-                         changes={"enabled": {"from": not enabled, "to": enabled}})
+            audit.record(
+                actor=actor,
+                action="schedule.resume" if enabled else "schedule.pause",
+                subject=schedule,
+                changes={"enabled": {"from": not enabled, "to": enabled}},
+            )
     _sync_periodic_task(schedule)
     return schedule
 
@@ -210,8 +233,12 @@ def schedule_set_enabled(*, schedule: DebateSchedule, enabled: bool,
 def schedule_delete(*, schedule: DebateSchedule, actor=None) -> None:
     """Delete the schedule and its beat task. Its debates stay, unlinked."""
     if actor is not None:
-        audit.record(actor=actor, action="schedule.delete", subject=schedule,
-                     changes={k: {"from": v, "to": None} for k, v in _audited(schedule).items()})
+        audit.record(
+            actor=actor,
+            action="schedule.delete",
+            subject=schedule,
+            changes={k: {"from": v, "to": None} for k, v in _audited(schedule).items()},
+        )
     task_id = schedule.periodic_task_id
     schedule.delete()
     if task_id:
@@ -252,17 +279,21 @@ def schedule_fire(
         return None
     record = {"schedule": schedule, "now": now, "trigger": trigger}
     if trigger == ScheduleRun.Trigger.BEAT and not schedule.enabled:
-        return _record(**record, outcome=ScheduleRun.Outcome.SKIPPED,
-                       reason="The schedule is paused.")
+        return _record(
+            **record, outcome=ScheduleRun.Outcome.SKIPPED, reason="The schedule is paused."
+        )
     unfinished = list(
         Debate.objects.filter(
             schedule=schedule, status__in=[Debate.Status.QUEUED, Debate.Status.RUNNING]
-        ).order_by("created_at").values_list("id", flat=True)
+        )
+        .order_by("created_at")
+        .values_list("id", flat=True)
     )
     if unfinished:
         ids = ", ".join(str(i) for i in unfinished)
         return _record(
-            **record, outcome=ScheduleRun.Outcome.SKIPPED,
+            **record,
+            outcome=ScheduleRun.Outcome.SKIPPED,
             reason=f"{len(unfinished)} debate(s) from an earlier firing still queued or "
             f"running: {ids}.",
         )
@@ -281,10 +312,20 @@ def schedule_fire(
             Debate.objects.filter(id__in=[d.id for d in debates]).update(schedule=schedule)
     except ValidationError as exc:
         problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
-        return _record(**record, outcome=ScheduleRun.Outcome.FAILED,
-                       reason=f"The debates could not be created ({problems}). Edit the schedule.")
+        return _record(
+            **record,
+            outcome=ScheduleRun.Outcome.FAILED,
+            reason=f"The debates could not be created ({problems}). Edit the schedule.",
+        )
     if not debates:
-        return _record(**record, outcome=ScheduleRun.Outcome.FAILED,
-                       reason="The schedule has no questions. Edit the schedule.")
-    return _record(**record, outcome=ScheduleRun.Outcome.CREATED,
-                   reason=f"{len(debates)} debate(s) created.", debates=debates)
+        return _record(
+            **record,
+            outcome=ScheduleRun.Outcome.FAILED,
+            reason="The schedule has no questions. Edit the schedule.",
+        )
+    return _record(
+        **record,
+        outcome=ScheduleRun.Outcome.CREATED,
+        reason=f"{len(debates)} debate(s) created.",
+        debates=debates,
+    )

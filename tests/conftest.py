@@ -63,9 +63,26 @@ def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     handle = open(log, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", "2",
-         "--without-mingle", "--without-gossip", "-n", f"test-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "info",
+            "-c",
+            "2",
+            "--without-mingle",
+            "--without-gossip",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -113,8 +130,14 @@ def wait_for(predicate, timeout=30.0, interval=0.1):
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 
@@ -171,8 +194,9 @@ class WorkerProcess:
     """A real Celery worker process (own process group) reading one queue, with the default
     pool (settings) unless `pool` names one."""
 
-    def __init__(self, queue: str, log: Path, app: str = "config", extra_env=None,
-                 pool: str | None = None):
+    def __init__(
+        self, queue: str, log: Path, app: str = "config", extra_env=None, pool: str | None = None
+    ):
         db = settings.DATABASES["default"]
         env = {
             **os.environ,
@@ -188,10 +212,27 @@ class WorkerProcess:
         self.log = log
         self.handle = open(log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", app, "worker", "-l", "info", "-c", "2",
-             "--without-mingle", "--without-gossip", "--without-heartbeat",
-             "-n", f"{log.stem}-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                app,
+                "worker",
+                "-l",
+                "info",
+                "-c",
+                "2",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-n",
+                f"{log.stem}-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         deadline = time.monotonic() + 60

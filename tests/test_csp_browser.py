@@ -33,8 +33,9 @@ def test_the_main_pages_raise_no_csp_violation_in_chromium(
     live_server, page, default_agents, django_user_model
 ):
     admin = django_user_model.objects.create_superuser("root", password=PASSWORD)
-    finished = services.debate_create(query="Is Bitcoin a good investment?", created_by=admin,
-                                      enqueue=False)
+    finished = services.debate_create(
+        query="Is Bitcoin a good investment?", created_by=admin, enqueue=False
+    )
     services.debate_run(debate_id=finished.id)
     waiting = services.debate_create(query="Is it raining?", created_by=admin, enqueue=False)
     item = ReviewItem.objects.filter(debate=finished).first()

@@ -61,8 +61,9 @@ def test_every_main_page_fits_phone_and_laptop_widths(
     live_server, browser, default_agents, django_user_model, artifacts_dir
 ):
     admin = django_user_model.objects.create_superuser("root", password=PASSWORD)
-    finished = services.debate_create(query="Is Bitcoin a good investment?", created_by=admin,
-                                      enqueue=False)
+    finished = services.debate_create(
+        query="Is Bitcoin a good investment?", created_by=admin, enqueue=False
+    )
     services.debate_run(debate_id=finished.id)
     waiting = services.debate_create(query="Is it raining?", created_by=admin, enqueue=False)
     item = ReviewItem.objects.filter(debate=finished).first()
@@ -103,7 +104,8 @@ def test_every_main_page_fits_phone_and_laptop_widths(
             found = page.evaluate(MEASURE)
             if found["overflow"] > 0 or found["overlaps"]:
                 problems[f"{width} {url}"] = found
-                page.screenshot(path=str(artifacts_dir / f"layout-{width}-{len(problems)}.png"),
-                                full_page=True)
+                page.screenshot(
+                    path=str(artifacts_dir / f"layout-{width}-{len(problems)}.png"), full_page=True
+                )
         context.close()
     assert problems == {}, json.dumps(problems, indent=1)

@@ -14,48 +14,83 @@ from tests.conftest import ROOT, STRONG_KEY
 def run(code: str = "", *, args=None, **env_vars) -> subprocess.CompletedProcess:
     # A clean start: none of the test session's own settings (the browser tests set
     # DJANGO_ALLOW_ASYNC_UNSAFE, which `check --deploy` rightly refuses).
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DJANGO_SETTINGS_MODULE", "DJANGO_SECRET_KEY", "DJANGO_DEBUG",
-                        "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "DJANGO_SETTINGS_MODULE",
+            "DJANGO_SECRET_KEY",
+            "DJANGO_DEBUG",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        )
+    }
     env.update(env_vars)
-    return subprocess.run(args or [sys.executable, "-c", code], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        args or [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-PRODUCTION = {"DJANGO_SETTINGS_MODULE": "config.settings.production",
-              "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org",
-              # Production refuses the scripted offline model as the default (agents.E002).
-              "DEBATE_DEFAULT_MODEL": "openai/gpt-4o-mini"}
+PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    "DJANGO_SECRET_KEY": STRONG_KEY,
+    "DJANGO_ALLOWED_HOSTS": "example.org",
+    # Production refuses the scripted offline model as the default (agents.E002).
+    "DEBATE_DEFAULT_MODEL": "openai/gpt-4o-mini",
+}
 SHOW = "; from django.conf import settings; print(settings.SETTINGS_MODULE, settings.DEBUG)"
 
 
-@pytest.mark.parametrize("entry_point", [
-    "import config.wsgi", "import config.asgi",
-    "import django, config.celery; django.setup()",
-])
+@pytest.mark.parametrize(
+    "entry_point",
+    [
+        "import config.wsgi",
+        "import config.asgi",
+        "import django, config.celery; django.setup()",
+    ],
+)
 def test_servers_and_workers_default_to_production_settings(entry_point):
     without_key = run(entry_point)
     assert without_key.returncode != 0
     assert "DJANGO_SECRET_KEY is not set" in without_key.stderr
 
-    started = run(entry_point + SHOW, DJANGO_SECRET_KEY=STRONG_KEY,
-                  DJANGO_ALLOWED_HOSTS="example.org")
+    started = run(
+        entry_point + SHOW, DJANGO_SECRET_KEY=STRONG_KEY, DJANGO_ALLOWED_HOSTS="example.org"
+    )
     assert started.returncode == 0, started.stderr
     assert started.stdout.split() == ["config.settings.production", "False"]
 
 
 def test_manage_py_and_an_explicit_variable_choose_local_settings():
-    manage = run(args=[sys.executable, "manage.py", "shell", "-c",
-                       "from django.conf import settings; print(settings.SETTINGS_MODULE)"])
+    manage = run(
+        args=[
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.conf import settings; print(settings.SETTINGS_MODULE)",
+        ]
+    )
     assert manage.returncode == 0, manage.stderr
     assert manage.stdout.split()[-1] == "config.settings.local"
     wsgi = run("import config.wsgi" + SHOW, DJANGO_SETTINGS_MODULE="config.settings.local")
     assert wsgi.stdout.split() == ["config.settings.local", "True"]
 
 
-@pytest.mark.parametrize("key", [
-    "changeme", "x" * 64, "django-insecure-" + STRONG_KEY, STRONG_KEY[:49],
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "changeme",
+        "x" * 64,
+        "django-insecure-" + STRONG_KEY,
+        STRONG_KEY[:49],
+    ],
+)
 def test_production_refuses_a_weak_secret_key(key):
     result = run("import django; django.setup()", **{**PRODUCTION, "DJANGO_SECRET_KEY": key})
     assert result.returncode != 0
@@ -63,40 +98,55 @@ def test_production_refuses_a_weak_secret_key(key):
 
 
 def test_check_deploy_passes_with_no_warning_on_the_production_defaults():
-    result = run(args=[sys.executable, "manage.py", "check", "--deploy", "--fail-level",
-                       "WARNING"], **PRODUCTION)
+    result = run(
+        args=[sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        **PRODUCTION,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
 def test_hsts_defaults_are_overridable_and_check_deploy_then_says_so():
-    result = run(args=[sys.executable, "manage.py", "check", "--deploy"],
-                 DJANGO_SECURE_HSTS_PRELOAD="false",
-                 DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS="no", **PRODUCTION)
+    result = run(
+        args=[sys.executable, "manage.py", "check", "--deploy"],
+        DJANGO_SECURE_HSTS_PRELOAD="false",
+        DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS="no",
+        **PRODUCTION,
+    )
     assert result.returncode == 0, result.stderr
     assert "security.W005" in result.stderr and "security.W021" in result.stderr
-    shown = run("import django; django.setup()" + "; from django.conf import settings as s; "
-                "print(s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, "
-                "s.SECURE_HSTS_PRELOAD)", **PRODUCTION)
+    shown = run(
+        "import django; django.setup()" + "; from django.conf import settings as s; "
+        "print(s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, "
+        "s.SECURE_HSTS_PRELOAD)",
+        **PRODUCTION,
+    )
     assert shown.stdout.split() == ["31536000", "True", "True"]
 
 
 @pytest.mark.parametrize("module", ["config.settings.local", "config.settings.production"])
 def test_a_boolean_that_is_not_one_stops_the_start_naming_the_variable(module):
-    result = run("import django; django.setup()",
-                 **{**PRODUCTION, "DJANGO_SETTINGS_MODULE": module},
-                 DJANGO_DEBUG="ture", DJANGO_SECURE_SSL_REDIRECT="ture",
-                 WEBHOOK_ALLOW_PRIVATE_ADDRESSES="ture")
+    result = run(
+        "import django; django.setup()",
+        **{**PRODUCTION, "DJANGO_SETTINGS_MODULE": module},
+        DJANGO_DEBUG="ture",
+        DJANGO_SECURE_SSL_REDIRECT="ture",
+        WEBHOOK_ALLOW_PRIVATE_ADDRESSES="ture",
+    )
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert "='ture' is not a boolean" in result.stderr
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("TRUE", "True"), (" off ", "False"),
-                                               ("1", "True"), ("no", "False")])
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("TRUE", "True"), (" off ", "False"), ("1", "True"), ("no", "False")]
+)
 def test_the_boolean_words_are_read_whatever_the_case(raw, expected):
-    result = run("import django; django.setup()" + SHOW,
-                 DJANGO_SETTINGS_MODULE="config.settings.local", DJANGO_DEBUG=raw)
+    result = run(
+        "import django; django.setup()" + SHOW,
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        DJANGO_DEBUG=raw,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[1] == expected
 

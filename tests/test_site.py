@@ -17,31 +17,44 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     env["DJANGO_ALLOWED_HOSTS"] = "example.org"
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY is not set" in result.stderr
 
 
 def test_production_settings_start_with_a_secret_key():
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": STRONG_KEY,
+        "DJANGO_ALLOWED_HOSTS": "example.org",
+    }
     result = subprocess.run(
-        [sys.executable, "-c",
-         "import django; django.setup(); from django.conf import settings; "
-         "print(settings.DEBUG, settings.SESSION_COOKIE_SECURE)"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.DEBUG, settings.SESSION_COOKIE_SECURE)",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False True"
 
 
-def test_admin_shows_debates_with_filters_and_a_read_only_transcript(admin_client,
-                                                                      default_agents):
+def test_admin_shows_debates_with_filters_and_a_read_only_transcript(admin_client, default_agents):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     services.debate_run(debate_id=debate.id)
-    changelist = admin_client.get(reverse("admin:debates_debate_changelist"),
-                                  {"consensus_type": "split"})
+    changelist = admin_client.get(
+        reverse("admin:debates_debate_changelist"), {"consensus_type": "split"}
+    )
     assert changelist.status_code == 200
     assert "Is Bitcoin a good investment?" in changelist.content.decode()
     page = admin_client.get(reverse("admin:debates_debate_change", args=[debate.id]))
@@ -64,8 +77,7 @@ def test_admin_search_finds_debates_by_question(admin_client, default_agents):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_user_logs_in_through_the_login_page_in_chromium(live_server, page,
-                                                           django_user_model):
+def test_a_user_logs_in_through_the_login_page_in_chromium(live_server, page, django_user_model):
     django_user_model.objects.create_user("ana", password="a-long-passphrase")
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("#id_username", "ana")

@@ -40,16 +40,26 @@ class AgentSerializer(serializers.ModelSerializer):
     protocols = serializers.ListField(
         child=StrictCharField(max_length=40),
         required=False,
-        help_text="Protocols this agent takes part in by default (not a selector such as "
-        "auto).",
+        help_text="Protocols this agent takes part in by default (not a selector such as auto).",
     )
 
     class Meta:
         model = Agent
         fields = [
-            "slug", "name", "role", "guiding_question", "system_prompt", "model_name",
-            "temperature", "can_veto", "veto_risk_threshold", "protocols", "position",
-            "is_active", "created_at", "updated_at",
+            "slug",
+            "name",
+            "role",
+            "guiding_question",
+            "system_prompt",
+            "model_name",
+            "temperature",
+            "can_veto",
+            "veto_risk_threshold",
+            "protocols",
+            "position",
+            "is_active",
+            "created_at",
+            "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
 

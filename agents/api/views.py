@@ -19,8 +19,11 @@ from api.schema import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, UNAUTHENTICATED
 class AgentPermissions(permissions.BasePermission):
     """Reading for everyone signed in; writing with the agent model permissions."""
 
-    perms = {"POST": "agents.add_agent", "PUT": "agents.change_agent",
-             "PATCH": "agents.change_agent"}
+    perms = {
+        "POST": "agents.add_agent",
+        "PUT": "agents.change_agent",
+        "PATCH": "agents.change_agent",
+    }
 
     def has_permission(self, request, view):
         if not (request.user and request.user.is_authenticated):
@@ -30,27 +33,44 @@ class AgentPermissions(permissions.BasePermission):
         perm = self.perms.get(request.method)
         if perm is None:
             return True  # a method the view does not offer: 405 says so
-        self.message = (f"Creating or changing agents needs the Agent editor role (permission "
-                        f"{perm}).")
+        self.message = (
+            f"Creating or changing agents needs the Agent editor role (permission {perm})."
+        )
         return request.user.has_perm(perm)
 
 
 @extend_schema_view(
-    list=extend_schema(summary="List agents",
-                       responses={200: AgentSerializer(many=True), 401: UNAUTHENTICATED}),
-    retrieve=extend_schema(summary="Read an agent",
-                           responses={200: AgentSerializer, 401: UNAUTHENTICATED,
-                                      404: NOT_FOUND}),
-    create=extend_schema(summary="Create an agent (Agent editor)",
-                         responses={201: AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN}),
-    update=extend_schema(summary="Replace an agent (Agent editor)",
-                         responses={200: AgentSerializer, 400: FIELD_ERRORS,
-                                    401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}),
-    partial_update=extend_schema(summary="Change an agent (Agent editor)",
-                                 responses={200: AgentSerializer, 400: FIELD_ERRORS,
-                                            401: UNAUTHENTICATED, 403: FORBIDDEN,
-                                            404: NOT_FOUND}),
+    list=extend_schema(
+        summary="List agents", responses={200: AgentSerializer(many=True), 401: UNAUTHENTICATED}
+    ),
+    retrieve=extend_schema(
+        summary="Read an agent",
+        responses={200: AgentSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    ),
+    create=extend_schema(
+        summary="Create an agent (Agent editor)",
+        responses={201: AgentSerializer, 400: FIELD_ERRORS, 401: UNAUTHENTICATED, 403: FORBIDDEN},
+    ),
+    update=extend_schema(
+        summary="Replace an agent (Agent editor)",
+        responses={
+            200: AgentSerializer,
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+        },
+    ),
+    partial_update=extend_schema(
+        summary="Change an agent (Agent editor)",
+        responses={
+            200: AgentSerializer,
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+        },
+    ),
 )
 class AgentViewSet(
     mixins.ListModelMixin,

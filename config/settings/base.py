@@ -107,9 +107,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": env.db(
-        "DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/debates"
-    ),
+    "default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/debates"),
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
@@ -297,10 +295,18 @@ LOGGING = {
 REVIEW_ENQUEUE_REASONS = env.list(
     "REVIEW_ENQUEUE_REASONS",
     default=[
-        "safety_veto", "high_risk_dissent", "injection_in_reply", "prompt_injection",
+        "safety_veto",
+        "high_risk_dissent",
+        "injection_in_reply",
+        "prompt_injection",
         "parse_failure",
-        "flag_for_review", "split_vote", "no_consensus", "uncertain", "low_confidence",
-        "debate_failed", "run_failed",
+        "flag_for_review",
+        "split_vote",
+        "no_consensus",
+        "uncertain",
+        "low_confidence",
+        "debate_failed",
+        "run_failed",
     ],
 )
 

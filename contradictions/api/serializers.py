@@ -58,10 +58,25 @@ class RunSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = ContradictionRun
         fields = [
-            "id", "url", "page", "status", "origin", "debate", "contradictions_found",
-            "resolved", "flagged", "reviewed", "review_status", "arbitration_skipped",
+            "id",
+            "url",
+            "page",
+            "status",
+            "origin",
+            "debate",
+            "contradictions_found",
+            "resolved",
+            "flagged",
+            "reviewed",
+            "review_status",
+            "arbitration_skipped",
             "debate_results",
-            "tokens_in", "tokens_out", "cost_usd", "created_by", "created_at", "started_at",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "created_by",
+            "created_at",
+            "started_at",
             "completed_at",
         ]
         read_only_fields = fields
@@ -84,8 +99,20 @@ class FindingSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Finding
-        fields = ["id", "position", "metric", "metric_key", "value", "unit", "citation",
-                  "source", "period", "confidence", "interpretation", "text"]
+        fields = [
+            "id",
+            "position",
+            "metric",
+            "metric_key",
+            "value",
+            "unit",
+            "citation",
+            "source",
+            "period",
+            "confidence",
+            "interpretation",
+            "text",
+        ]
         read_only_fields = fields
 
 
@@ -104,9 +131,22 @@ class CallSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ArbitrationCall
-        fields = ["key", "status", "model", "prompt", "raw_response", "parse_failed",
-                  "tokens_in", "tokens_out", "cost_usd", "latency_ms", "attempts", "error",
-                  "created_at", "completed_at"]
+        fields = [
+            "key",
+            "status",
+            "model",
+            "prompt",
+            "raw_response",
+            "parse_failed",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "latency_ms",
+            "attempts",
+            "error",
+            "created_at",
+            "completed_at",
+        ]
         read_only_fields = fields
 
 
@@ -116,8 +156,18 @@ class ResolutionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Resolution
-        fields = ["resolution", "action", "chosen_finding", "explanation", "recommended_value",
-                  "recommended_citation", "confidence", "parse_failed", "error", "notes"]
+        fields = [
+            "resolution",
+            "action",
+            "chosen_finding",
+            "explanation",
+            "recommended_value",
+            "recommended_citation",
+            "confidence",
+            "parse_failed",
+            "error",
+            "notes",
+        ]
         read_only_fields = fields
 
 
@@ -130,17 +180,41 @@ class ContradictionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Contradiction
-        fields = ["id", "position", "metric", "metric_key", "rules", "severity",
-                  "severity_reason", "relative_gap", "pairs", "findings", "resolution", "call",
-                  "review"]
+        fields = [
+            "id",
+            "position",
+            "metric",
+            "metric_key",
+            "rules",
+            "severity",
+            "severity_reason",
+            "relative_gap",
+            "pairs",
+            "findings",
+            "resolution",
+            "call",
+            "review",
+        ]
         read_only_fields = fields
 
-    @extend_schema_field({"type": "array", "items": {"type": "object", "properties": {
-        "slot": {"type": "integer"}, "finding": {"type": "integer"},
-        "agent": {"type": "string"}}}})
+    @extend_schema_field(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "slot": {"type": "integer"},
+                    "finding": {"type": "integer"},
+                    "agent": {"type": "string"},
+                },
+            },
+        }
+    )
     def get_findings(self, row: Contradiction) -> list[dict]:
-        return [{"slot": m.slot, "finding": m.finding_id, "agent": m.finding.report.agent_name}
-                for m in row.members.all()]
+        return [
+            {"slot": m.slot, "finding": m.finding_id, "agent": m.finding.report.agent_name}
+            for m in row.members.all()
+        ]
 
     @extend_schema_field(ResolutionSerializer(allow_null=True))
     def get_resolution(self, row: Contradiction):
@@ -152,11 +226,19 @@ class ContradictionSerializer(serializers.ModelSerializer):
     def get_call(self, row: Contradiction):
         return CallSerializer(row.call).data if hasattr(row, "call") else None
 
-    @extend_schema_field({"type": "object", "nullable": True, "properties": {
-        "action": {"type": "string"}, "finding": {"type": "integer", "nullable": True},
-        "reviewed_by": {"type": "string", "nullable": True},
-        "reviewed_at": {"type": "string", "format": "date-time", "nullable": True},
-        "note": {"type": "string"}}})
+    @extend_schema_field(
+        {
+            "type": "object",
+            "nullable": True,
+            "properties": {
+                "action": {"type": "string"},
+                "finding": {"type": "integer", "nullable": True},
+                "reviewed_by": {"type": "string", "nullable": True},
+                "reviewed_at": {"type": "string", "format": "date-time", "nullable": True},
+                "note": {"type": "string"},
+            },
+        }
+    )
     def get_review(self, row: Contradiction):
         if not row.review_action:
             return None
@@ -187,19 +269,33 @@ class RunDetailSerializer(RunSummarySerializer):
     class Meta(RunSummarySerializer.Meta):
         fields = [
             *RunSummarySerializer.Meta.fields,
-            "value_threshold", "confidence_gap", "min_confidence", "model", "authority",
-            "consensus_narrative", "detection_notes", "arbitration_ms", "duration_seconds",
-            "attempts", "error", "reports", "contradictions", "consensus", "adjusted_reports",
+            "value_threshold",
+            "confidence_gap",
+            "min_confidence",
+            "model",
+            "authority",
+            "consensus_narrative",
+            "detection_notes",
+            "arbitration_ms",
+            "duration_seconds",
+            "attempts",
+            "error",
+            "reports",
+            "contradictions",
+            "consensus",
+            "adjusted_reports",
         ]
         read_only_fields = fields
 
-    @extend_schema_field({"type": "array", "items": {"type": "object",
-                                                     "additionalProperties": True}})
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "object", "additionalProperties": True}}
+    )
     def get_consensus(self, run: ContradictionRun) -> list:
         return (run.consensus or {}).get("cases", [])
 
-    @extend_schema_field({"type": "array", "items": {"type": "object",
-                                                     "additionalProperties": True}})
+    @extend_schema_field(
+        {"type": "array", "items": {"type": "object", "additionalProperties": True}}
+    )
     def get_adjusted_reports(self, run: ContradictionRun) -> list:
         return run.adjusted_reports or []
 

@@ -38,8 +38,7 @@ class ContradictionRunCreateThrottle(CreateRateThrottle):
         description="Your runs (staff: everyone's), newest first, a page at a time: follow "
         "`next` until it is null.",
         parameters=[s.RunListQuerySerializer],
-        responses={200: s.RunSummarySerializer(many=True), 400: FIELD_ERRORS,
-                   401: UNAUTHENTICATED},
+        responses={200: s.RunSummarySerializer(many=True), 400: FIELD_ERRORS, 401: UNAUTHENTICATED},
     ),
     retrieve=extend_schema(
         summary="Read a contradiction run",
@@ -120,14 +119,18 @@ class ContradictionRunViewSet(
         thresholds = {k: data[k] for k in ("value_threshold", "confidence_gap") if k in data}
         if data.get("debate"):
             if not debates_visible_to(request.user).filter(id=data["debate"]).exists():
-                return Response({"debate": ["There is no such debate of yours."]},
-                                status=status.HTTP_400_BAD_REQUEST)
+                return Response(
+                    {"debate": ["There is no such debate of yours."]},
+                    status=status.HTTP_400_BAD_REQUEST,
+                )
             run = services.contradiction_run_from_debate(
                 debate_id=data["debate"], created_by=request.user, reports=reports, **thresholds
             )
         else:
             run = services.contradiction_run_create(
-                reports=reports, created_by=request.user, origin=ContradictionRun.Origin.API,
+                reports=reports,
+                created_by=request.user,
+                origin=ContradictionRun.Origin.API,
                 **thresholds,
             )
         body = s.RunAcceptedSerializer(run, context={"request": request}).data

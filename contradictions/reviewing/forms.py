@@ -11,8 +11,10 @@ class KeepForm(NoteForm):
 
     choice = forms.ChoiceField(
         widget=forms.RadioSelect,
-        error_messages={"required": "Choose the value to keep, or keep them all.",
-                        "invalid_choice": "Choose one of the values shown, or keep them all."},
+        error_messages={
+            "required": "Choose the value to keep, or keep them all.",
+            "invalid_choice": "Choose one of the values shown, or keep them all.",
+        },
     )
     field_order = ["choice", "note"]
 

@@ -27,9 +27,6 @@ def contradiction_flag(*, metric: str, severity: str, reason: str, rules=()) -> 
     )
 
 
-
-
-
 def review_items_for_contradictions(*, run_id, flagged: list) -> list[ReviewItem]:
     """Open a `flag_for_review` item for each contradiction of a run the consensus could not
     settle. `flagged`: (contradiction, consensus outcome) pairs. Safe to repeat.
@@ -40,13 +37,20 @@ def review_items_for_contradictions(*, run_id, flagged: list) -> list[ReviewItem
     if FLAG_FOR_REVIEW not in queueing.enabled_reasons() or not flagged:
         return []
     raised_before = set(
-        ReviewItem.objects.filter(
-            contradiction__run_id=run_id, reason=FLAG_FOR_REVIEW
-        ).values_list("contradiction_id", flat=True)
+        ReviewItem.objects.filter(contradiction__run_id=run_id, reason=FLAG_FOR_REVIEW).values_list(
+            "contradiction_id", flat=True
+        )
     )
     flags = [
-        (row.pk, contradiction_flag(metric=row.metric, severity=row.severity,
-                                    reason=outcome.reason, rules=list(row.rules)))
+        (
+            row.pk,
+            contradiction_flag(
+                metric=row.metric,
+                severity=row.severity,
+                reason=outcome.reason,
+                rules=list(row.rules),
+            ),
+        )
         for row, outcome in flagged
         if row.pk not in raised_before
     ]
@@ -64,10 +68,11 @@ def review_item_for_failure(*, run: ContradictionRun) -> ReviewItem | None:
     return queueing.failure_item_open("contradiction_run", run, reason=RUN_FAILED)
 
 
-def failure_items_close_for_rerun(*, run_id, user=None, note: str = "",
-                                  data: dict | None = None) -> list[ReviewItem]:
+def failure_items_close_for_rerun(
+    *, run_id, user=None, note: str = "", data: dict | None = None
+) -> list[ReviewItem]:
     """Close the open `run_failed` item of a failed run being queued again, as re-run by
     `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
-    return queueing.failure_items_close_for_rerun("contradiction_run", run_id, user=user,
-                                                  note=note, data=data)
-
+    return queueing.failure_items_close_for_rerun(
+        "contradiction_run", run_id, user=user, note=note, data=data
+    )

@@ -13,8 +13,9 @@ from contradictions.models import Contradiction, ContradictionRun
 class ReviewContradictionSerializer(serializers.ModelSerializer):
     """A contradiction the arbitrator could not settle (the pick is made on the review page)."""
 
-    run = serializers.UUIDField(source="run_id", read_only=True,
-                                help_text="The contradiction run it belongs to.")
+    run = serializers.UUIDField(
+        source="run_id", read_only=True, help_text="The contradiction run it belongs to."
+    )
 
     class Meta:
         model = Contradiction

@@ -47,7 +47,8 @@ class _RunGroup(subjects.ReviewSubject):
 
     def lock(self, group_id) -> ContradictionRun:
         return (
-            ContradictionRun.objects.select_for_update().only("id", "status", "review_status")
+            ContradictionRun.objects.select_for_update()
+            .only("id", "status", "review_status")
             .get(id=group_id)
         )
 
@@ -68,13 +69,19 @@ class ContradictionSubject(_RunGroup):
     verdicts = (ReviewItem.Verdict.KEEP,)
     refusals = {
         ReviewItem.Verdict.UPHOLD: {
-            "verdict": "This item is a contradiction: pick the value to keep instead."},
+            "verdict": "This item is a contradiction: pick the value to keep instead."
+        },
         ReviewItem.Verdict.OVERRIDE: {
-            "verdict": "This item is a contradiction: pick the value to keep instead."},
+            "verdict": "This item is a contradiction: pick the value to keep instead."
+        },
     }
     queue_related = ("contradiction",)
-    queue_fields = ("contradiction__id", "contradiction__metric", "contradiction__severity",
-                    "contradiction__run_id")
+    queue_fields = (
+        "contradiction__id",
+        "contradiction__metric",
+        "contradiction__severity",
+        "contradiction__run_id",
+    )
     detail_related = ("contradiction__run",)
     search_fields = ("contradiction__metric",)
     row_template = "contradictions/_review_row.html"
@@ -87,16 +94,19 @@ class ContradictionSubject(_RunGroup):
             contradiction_id=item.contradiction_id, user=user, choice=value, note=note
         )
         kept = contradiction.review_finding
-        return subjects.Resolution(data={
-            "verdict": ReviewItem.Verdict.KEEP,
-            "choice": contradiction.review_action,
-            "finding": kept.pk if kept else None,
-            "kept": _describe_finding(kept) if kept else "every value, each in its own context",
-        })
+        return subjects.Resolution(
+            data={
+                "verdict": ReviewItem.Verdict.KEEP,
+                "choice": contradiction.review_action,
+                "finding": kept.pk if kept else None,
+                "kept": _describe_finding(kept) if kept else "every value, each in its own context",
+            }
+        )
 
     def dismissed(self, *, item, user, note) -> None:
-        contradiction_apply_review(contradiction_id=item.contradiction_id, user=user,
-                                   choice=DISMISSED, note=note)
+        contradiction_apply_review(
+            contradiction_id=item.contradiction_id, user=user, choice=DISMISSED, note=note
+        )
 
     def rerun(self, *, locked, item, user, note, model=None) -> None:
         raise AssertionError("a contradiction's item is never a failure")
@@ -116,14 +126,20 @@ class ContradictionSubject(_RunGroup):
 
         def success(done: ReviewItem) -> str:
             kept = done.contradiction.review_finding
-            what = (f"kept {kept.report.agent_name}'s value" if kept
-                    else "kept every value, each in its own context")
+            what = (
+                f"kept {kept.report.agent_name}'s value"
+                if kept
+                else "kept every value, each in its own context"
+            )
             return f"Resolved review item #{done.pk}: {what}. The run's reports are adjusted."
 
         return subjects.Submission(
-            form=form, form_name="keep_form",
+            form=form,
+            form_name="keep_form",
             perform=lambda user: services.review_keep(
-                item_id=item.pk, user=user, choice=form.cleaned_data["choice"],
+                item_id=item.pk,
+                user=user,
+                choice=form.cleaned_data["choice"],
                 note=form.cleaned_data["note"],
             ),
             success=success,
@@ -144,8 +160,9 @@ class ContradictionSubject(_RunGroup):
     def admin_link(self, item) -> str:
         return format_html(
             '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
-            reverse("admin:contradictions_contradictionrun_change",
-                    args=[item.contradiction.run_id]),
+            reverse(
+                "admin:contradictions_contradictionrun_change", args=[item.contradiction.run_id]
+            ),
             str(item.contradiction.run_id)[:8],
             item.contradiction.metric[:100],
             reverse("reviews:item", args=[item.pk]),
@@ -156,13 +173,16 @@ class ContradictionSubject(_RunGroup):
         case = next(c for c in page.cases if c.contradiction.pk == item.contradiction_id)
         # The templates escape every stored text; the result is HTML we produced.
         return mark_safe(
-            "<style>" + render_to_string("contradictions/_styles.html") + "</style>"
+            "<style>"
+            + render_to_string("contradictions/_styles.html")
+            + "</style>"
             + render_to_string("contradictions/_case.html", {"case": case})
         )
 
     def api_field(self, *, detail: bool):
         return ReviewContradictionSerializer(
-            read_only=True, allow_null=True,
+            read_only=True,
+            allow_null=True,
             help_text="The contradiction, for a contradiction's item.",
         )
 
@@ -174,17 +194,24 @@ class RunSubject(_RunGroup):
     refusals = {
         ReviewItem.Verdict.UPHOLD: {
             "verdict": "A failed contradiction run has no decision to uphold or override: "
-            "re-run it, or dismiss the item."},
+            "re-run it, or dismiss the item."
+        },
         ReviewItem.Verdict.OVERRIDE: {
             "verdict": "A failed contradiction run has no decision to uphold or override: "
-            "re-run it, or dismiss the item."},
+            "re-run it, or dismiss the item."
+        },
         ReviewItem.Verdict.KEEP: {
-            "choice": "This item is a failed run's: re-run it, or dismiss the item."},
+            "choice": "This item is a failed run's: re-run it, or dismiss the item."
+        },
     }
     queue_related = ("contradiction_run",)
-    queue_fields = ("contradiction_run__id", "contradiction_run__status",
-                    "contradiction_run__error", "contradiction_run__review_status",
-                    "contradiction_run__contradictions_found")
+    queue_fields = (
+        "contradiction_run__id",
+        "contradiction_run__status",
+        "contradiction_run__error",
+        "contradiction_run__review_status",
+        "contradiction_run__contradictions_found",
+    )
     detail_related = ("contradiction_run",)
     row_template = "contradictions/_review_run_row.html"
 
@@ -207,8 +234,7 @@ class RunSubject(_RunGroup):
         }
 
     def submission(self, request, item):
-        return ("A failed contradiction run has no decision to set: re-run it, or dismiss the "
-                "item.")
+        return "A failed contradiction run has no decision to set: re-run it, or dismiss the item."
 
     def describe(self, item) -> str:
         return f"contradiction run {str(item.contradiction_run_id)[:8]}"
@@ -219,8 +245,9 @@ class RunSubject(_RunGroup):
     def admin_link(self, item) -> str:
         return format_html(
             '<a href="{}">Contradiction run {}</a> ({}) · <a href="{}">review page</a>',
-            reverse("admin:contradictions_contradictionrun_change",
-                    args=[item.contradiction_run_id]),
+            reverse(
+                "admin:contradictions_contradictionrun_change", args=[item.contradiction_run_id]
+            ),
             str(item.contradiction_run_id)[:8],
             item.contradiction_run.get_status_display().lower(),
             reverse("reviews:item", args=[item.pk]),
@@ -228,7 +255,8 @@ class RunSubject(_RunGroup):
 
     def api_field(self, *, detail: bool):
         return ReviewRunSerializer(
-            read_only=True, allow_null=True,
+            read_only=True,
+            allow_null=True,
             help_text="The run, for a failed run's item (run_failed).",
         )
 
@@ -238,7 +266,11 @@ RUN = RunSubject()
 
 
 def _describe_finding(finding) -> str:
-    what = (format_value(finding.value, finding.unit) if finding.value is not None
-            else finding.interpretation)
-    return (f"{what} ({finding.source or 'source not stated'}, "
-            f"{finding.period or 'period not stated'})")
+    what = (
+        format_value(finding.value, finding.unit)
+        if finding.value is not None
+        else finding.interpretation
+    )
+    return (
+        f"{what} ({finding.source or 'source not stated'}, {finding.period or 'period not stated'})"
+    )

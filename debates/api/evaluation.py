@@ -36,11 +36,14 @@ class GroundTruthQuerySerializer(serializers.Serializer):
         required=False, help_text="Debates finished before this time (ISO 8601)."
     )
     protocol = serializers.ChoiceField(
-        choices=sorted(n for n, c in PROTOCOLS.items() if not c.is_selector), required=False,
+        choices=sorted(n for n, c in PROTOCOLS.items() if not c.is_selector),
+        required=False,
         help_text="Only debates of this protocol.",
     )
     limit = serializers.IntegerField(
-        min_value=1, max_value=MAX_DEBATES, default=MAX_DEBATES,
+        min_value=1,
+        max_value=MAX_DEBATES,
+        default=MAX_DEBATES,
         help_text="Read at most this many of the newest debates of the range.",
     )
 
@@ -105,8 +108,10 @@ class GroundTruthView(APIView):
 
 class ReplayRequestSerializer(serializers.Serializer):
     protocol = serializers.ChoiceField(
-        choices=sorted(n for n, c in PROTOCOLS.items() if not c.is_selector), required=False,
-        default="", help_text="Only debates of this protocol.",
+        choices=sorted(n for n, c in PROTOCOLS.items() if not c.is_selector),
+        required=False,
+        default="",
+        help_text="Only debates of this protocol.",
     )
 
 

@@ -87,8 +87,12 @@ class ProtocolSerializer(serializers.Serializer):
 
 def catalog() -> list[dict[str, Any]]:
     return [
-        {**entry, "chooses_from": list(getattr(PROTOCOLS[entry["name"]], "candidates", ()))
-         if entry["selector"] else None}
+        {
+            **entry,
+            "chooses_from": list(getattr(PROTOCOLS[entry["name"]], "candidates", ()))
+            if entry["selector"]
+            else None,
+        }
         for entry in protocol_catalog()
     ]
 

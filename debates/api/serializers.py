@@ -117,16 +117,21 @@ class DebateCreateSerializer(serializers.Serializer):
     def _check_options(protocol: str, question: str, options) -> None:
         if not options or not isinstance(options, dict):
             return
-        protocol_cls, choice = resolve_protocol(protocol, question,
-                                                fallback=settings.DEBATE_AUTO_FALLBACK)
+        protocol_cls, choice = resolve_protocol(
+            protocol, question, fallback=settings.DEBATE_AUTO_FALLBACK
+        )
         try:
             effective_options(protocol_cls, options)
         except OptionError as exc:
             prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
-            raise serializers.ValidationError({"options": {
-                ("non_field_errors" if name == "options" else name): [prefix + message]
-                for name, message in exc.errors.items()
-            }}) from None
+            raise serializers.ValidationError(
+                {
+                    "options": {
+                        ("non_field_errors" if name == "options" else name): [prefix + message]
+                        for name, message in exc.errors.items()
+                    }
+                }
+            ) from None
 
 
 class DebateAcceptedSerializer(serializers.ModelSerializer):
@@ -170,10 +175,24 @@ class DebateSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Debate
         fields = [
-            "id", "url", "question", "protocol", "status", "decision", "machine_decision",
-            "review_status", "consensus_type", "majority_decision", "outcome_change",
-            "tokens_in", "tokens_out", "cost_usd",
-            "created_by", "created_at", "started_at", "completed_at",
+            "id",
+            "url",
+            "question",
+            "protocol",
+            "status",
+            "decision",
+            "machine_decision",
+            "review_status",
+            "consensus_type",
+            "majority_decision",
+            "outcome_change",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "created_by",
+            "created_at",
+            "started_at",
+            "completed_at",
         ]
         read_only_fields = fields
 
@@ -190,7 +209,8 @@ class AgentDynamicsSerializer(serializers.Serializer):
         help_text="same, more_cautious, less_cautious, or changed (off the ACT/WARN/REFUSE scale).",
     )
     effect = serializers.ChoiceField(
-        choices=list(evaluation.EFFECTS), allow_null=True,
+        choices=list(evaluation.EFFECTS),
+        allow_null=True,
         help_text="Against the reviewers' verdict: corrected, talked_out, stayed_right, "
         "stayed_wrong or changed_wrong; null without a verdict.",
     )
@@ -232,9 +252,18 @@ class DebateDetailSerializer(DebateSummarySerializer):
     class Meta(DebateSummarySerializer.Meta):
         fields = [
             *DebateSummarySerializer.Meta.fields,
-            "options", "reasoning", "metadata", "decision_override", "is_overridden",
-            "injection_suspected", "callback_url", "attempts", "error", "duration_seconds",
-            "baselines", "transcript",
+            "options",
+            "reasoning",
+            "metadata",
+            "decision_override",
+            "is_overridden",
+            "injection_suspected",
+            "callback_url",
+            "attempts",
+            "error",
+            "duration_seconds",
+            "baselines",
+            "transcript",
         ]
         read_only_fields = fields
 

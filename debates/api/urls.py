@@ -8,11 +8,17 @@ router.register("debates", views.DebateViewSet, basename="debate")
 
 urlpatterns = [
     *router.urls,
-    path("debates/<uuid:pk>/transcript.md", views.DebateMarkdownView.as_view(),
-         name="debate-markdown"),
+    path(
+        "debates/<uuid:pk>/transcript.md",
+        views.DebateMarkdownView.as_view(),
+        name="debate-markdown",
+    ),
     path("protocols/", protocols.ProtocolListView.as_view(), name="protocol-list"),
-    path("evaluation/ground-truth/", evaluation.GroundTruthView.as_view(),
-         name="evaluation-ground-truth"),
+    path(
+        "evaluation/ground-truth/",
+        evaluation.GroundTruthView.as_view(),
+        name="evaluation-ground-truth",
+    ),
     path("evaluation/replay/", evaluation.ReplayView.as_view(), name="evaluation-replay"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
 ]

@@ -71,8 +71,11 @@ def _idempotency_key(request) -> str | None:
         description="Your debates (staff: everyone's), newest first unless `ordering` says "
         "otherwise, a page at a time: follow `next` until it is null.",
         parameters=[s.DebateListQuerySerializer],
-        responses={200: s.DebateSummarySerializer(many=True), 400: FIELD_ERRORS,
-                   401: UNAUTHENTICATED},
+        responses={
+            200: s.DebateSummarySerializer(many=True),
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+        },
     ),
     retrieve=extend_schema(
         summary="Read a debate",
@@ -97,9 +100,7 @@ def _idempotency_key(request) -> str | None:
         },
     ),
 )
-class DebateViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
-):
+class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     pagination_class = OrderedCursorPagination
     parser_classes = [JSONParser]
     service_field_names = {"query": "question"}
@@ -183,7 +184,8 @@ class DebateMarkdownView(APIView):
         "statement, challenge and vote, then the decision.",
         responses={
             (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="Markdown."),
-            401: UNAUTHENTICATED, 404: NOT_FOUND,
+            401: UNAUTHENTICATED,
+            404: NOT_FOUND,
         },
     )
     def get(self, request, pk):
@@ -193,8 +195,9 @@ class DebateMarkdownView(APIView):
             ),
             id=pk,
         )
-        response = HttpResponse(render_markdown(debate),
-                                content_type="text/markdown; charset=utf-8")
+        response = HttpResponse(
+            render_markdown(debate), content_type="text/markdown; charset=utf-8"
+        )
         response["Content-Disposition"] = f'inline; filename="debate-{debate.id}.md"'
         return response
 
@@ -204,14 +207,19 @@ class WebhookSecretView(APIView):
 
     parser_classes = [JSONParser]
 
-    @extend_schema(summary="Read your webhook signing secret",
-                   responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED})
+    @extend_schema(
+        summary="Read your webhook signing secret",
+        responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED},
+    )
     def get(self, request):
         secret = account_services.webhook_secret_get(user=request.user)
         return Response(s.WebhookSecretSerializer(secret).data)
 
-    @extend_schema(summary="Rotate your webhook signing secret", request=None,
-                   responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED})
+    @extend_schema(
+        summary="Rotate your webhook signing secret",
+        request=None,
+        responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED},
+    )
     def post(self, request):
         secret = account_services.webhook_secret_rotate(user=request.user)
         return Response(s.WebhookSecretSerializer(secret).data)

@@ -32,6 +32,5 @@ def wait_until_finished(queryset, *, done: tuple[str, ...], timeout: float, what
             return
         time.sleep(0.2)
     raise CommandError(
-        f"{what} did not finish within {timeout:g} s; it is still {status}. "
-        "Check the worker's log."
+        f"{what} did not finish within {timeout:g} s; it is still {status}. Check the worker's log."
     )

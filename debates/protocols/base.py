@@ -144,9 +144,7 @@ class ChallengeReply:
             suggested_decision=data["suggested_decision"],
             parse_failed=data["parse_failed"],
             error=data.get("error", ""),
-            agrees_with_conclusion=data.get(
-                "agrees_with_conclusion", data["stance"] == "agree"
-            ),
+            agrees_with_conclusion=data.get("agrees_with_conclusion", data["stance"] == "agree"),
         )
 
 

@@ -144,7 +144,7 @@ def rules_version(protocol: str) -> str:
 
 
 def change_direction(before: str, after: str) -> str:
-    """"same", "more_cautious", "less_cautious", or "changed" off the caution scale."""
+    """ "same", "more_cautious", "less_cautious", or "changed" off the caution scale."""
     if before == after:
         return SAME
     if before in CAUTION and after in CAUTION:

@@ -57,7 +57,7 @@ class Fact:
 
 
 def round_title(number: int, name: str) -> str:
-    """"Round 2: Challenge round", but "Round 2" alone when the name only repeats the number
+    """ "Round 2: Challenge round", but "Round 2" alone when the name only repeats the number
     (a round named "Debate Round 2")."""
     bare = " ".join((name or "").split())
     if not bare or bare.lower().removeprefix("debate ").strip() == f"round {number}":

@@ -63,9 +63,7 @@ class LineFormat:
     A line is matched from its start (`search`, `findall`); `whole_line` also pins its end.
     """
 
-    def __init__(
-        self, template: str, *, whole_line: bool = False, flags: int = 0, **patterns: str
-    ):
+    def __init__(self, template: str, *, whole_line: bool = False, flags: int = 0, **patterns: str):
         self.template = template
         parts = ["^"]
         for literal, name, _spec, _conversion in string.Formatter().parse(template):

@@ -127,8 +127,8 @@ def keyword_matches(query: str) -> list[KeywordMatch]:
         if not match:
             continue
         start = match.start()
-        rest = re.match(r"[\w'-]*", lowered[match.end():]).group(0)
-        text = lowered[start:match.end()] + rest
+        rest = re.match(r"[\w'-]*", lowered[match.end() :]).group(0)
+        text = lowered[start : match.end()] + rest
         seed = max(
             (k for k in SEED_TRIGGER_KEYWORDS if lowered.startswith(k, start)),
             key=len,

@@ -38,8 +38,10 @@ class DecideForm(NoteForm):
     (there is no machine decision to uphold)."""
 
     decision = forms.ChoiceField(
-        error_messages={"required": "Choose the decision the debate gets.",
-                        "invalid_choice": "Choose one of the protocol's decisions."},
+        error_messages={
+            "required": "Choose the decision the debate gets.",
+            "invalid_choice": "Choose one of the protocol's decisions.",
+        },
     )
     field_order = ["decision", "note"]
 

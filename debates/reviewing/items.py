@@ -18,8 +18,9 @@ from reviews.triage import DEBATE_FAILED
 logger = logging.getLogger(__name__)
 
 
-def review_items_for_debate(*, debate: Debate | Any,
-                            completed: Debate | None = None) -> list[ReviewItem]:
+def review_items_for_debate(
+    *, debate: Debate | Any, completed: Debate | None = None
+) -> list[ReviewItem]:
     """Open one review item per reason this completed debate needs a human. Safe to repeat.
 
     Called by the debate runner inside the transaction that completes the debate, so a debate
@@ -44,7 +45,8 @@ def review_items_for_debate(*, debate: Debate | Any,
             return []
         enabled = queueing.enabled_reasons()
         flags = [
-            f for f in triage.flags_for(locked.metadata, locked.injection_findings)
+            f
+            for f in triage.flags_for(locked.metadata, locked.injection_findings)
             if f.reason in enabled
         ]
         if not flags:
@@ -65,14 +67,18 @@ def review_item_for_failure(*, debate: Debate) -> ReviewItem | None:
     """Open the `debate_failed` item of a debate that has just been failed for good (its row
     locked and saved as failed), with the highest risk its agents stated before it failed."""
     return queueing.failure_item_open(
-        "debate", debate, reason=DEBATE_FAILED,
+        "debate",
+        debate,
+        reason=DEBATE_FAILED,
         max_risk=lambda: Statement.objects.filter(debate=debate).aggregate(m=Max("risk"))["m"],
     )
 
 
-def failure_items_close_for_rerun(*, debate_id, user=None, note: str = "",
-                                  data: dict | None = None) -> list[ReviewItem]:
+def failure_items_close_for_rerun(
+    *, debate_id, user=None, note: str = "", data: dict | None = None
+) -> list[ReviewItem]:
     """Close the open `debate_failed` item of a failed debate being queued again, as re-run by
     `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
-    return queueing.failure_items_close_for_rerun("debate", debate_id, user=user, note=note,
-                                                  data=data)
+    return queueing.failure_items_close_for_rerun(
+        "debate", debate_id, user=user, note=note, data=data
+    )

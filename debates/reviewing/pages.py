@@ -75,8 +75,13 @@ def position_changes(debate: Debate) -> list[PositionChange]:
 def parse_failures(debate: Debate) -> list[dict[str, Any]]:
     """Every reply that could not be parsed, with what the model actually sent."""
     return [
-        {"key": c.key, "round": c.round_number, "step": c.step, "raw": c.raw_response,
-         "error": c.error}
+        {
+            "key": c.key,
+            "round": c.round_number,
+            "step": c.step,
+            "raw": c.raw_response,
+            "error": c.error,
+        }
         for c in debate.llm_calls.all()
         if c.parse_failed
     ]

@@ -41,8 +41,18 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Debate
-        fields = ["id", "url", "question", "protocol", "status", "decision", "machine_decision",
-                  "review_status", "consensus_type", "votes"]
+        fields = [
+            "id",
+            "url",
+            "question",
+            "protocol",
+            "status",
+            "decision",
+            "machine_decision",
+            "review_status",
+            "consensus_type",
+            "votes",
+        ]
         read_only_fields = fields
 
     def get_url(self, debate: Debate) -> str:
@@ -63,8 +73,13 @@ class ReviewDebateDetailSerializer(ReviewDebateSerializer):
     error = BlankAsNullCharField(help_text="Why the debate failed, while it is failed.")
 
     class Meta(ReviewDebateSerializer.Meta):
-        fields = [*ReviewDebateSerializer.Meta.fields, "reasoning", "allowed_decisions",
-                  "error", "completed_at"]
+        fields = [
+            *ReviewDebateSerializer.Meta.fields,
+            "reasoning",
+            "allowed_decisions",
+            "error",
+            "completed_at",
+        ]
         read_only_fields = fields
 
     def get_allowed_decisions(self, debate: Debate) -> list[str]:

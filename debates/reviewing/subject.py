@@ -37,10 +37,17 @@ def vetoed(debate_id) -> bool:
     """Whether an agent's veto decided the debate (its decision rules say so)."""
     return Debate.objects.filter(id=debate_id, metadata__veto_applied=True).exists()
 
+
 # What a queue row shows of its debate; the rest (transcript) is not loaded.
 QUEUE_FIELDS = (
-    "debate__id", "debate__query", "debate__protocol", "debate__status", "debate__decision",
-    "debate__decision_override", "debate__consensus_type", "debate__metadata",
+    "debate__id",
+    "debate__query",
+    "debate__protocol",
+    "debate__status",
+    "debate__decision",
+    "debate__decision_override",
+    "debate__consensus_type",
+    "debate__metadata",
     "debate__review_status",
 )
 
@@ -51,8 +58,7 @@ class DebateSubject(subjects.ReviewSubject):
     group = "debate_id"
     verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
     refusals = {
-        ReviewItem.Verdict.KEEP: {"choice": "This item is a debate's: uphold or override "
-                                            "instead."},
+        ReviewItem.Verdict.KEEP: {"choice": "This item is a debate's: uphold or override instead."},
     }
     queue_related = ("debate",)
     queue_fields = QUEUE_FIELDS
@@ -61,10 +67,12 @@ class DebateSubject(subjects.ReviewSubject):
     row_template = "debates/_review_row.html"
 
     def detail_prefetch(self) -> list:
-        return [Prefetch(
-            "debate__review_items",
-            queryset=ReviewItem.objects.order_by("-priority", "created_at", "id"),
-        )]
+        return [
+            Prefetch(
+                "debate__review_items",
+                queryset=ReviewItem.objects.order_by("-priority", "created_at", "id"),
+            )
+        ]
 
     def lock(self, group_id) -> Debate:
         return (
@@ -86,28 +94,36 @@ class DebateSubject(subjects.ReviewSubject):
         debate = locked
         if verdict == ReviewItem.Verdict.UPHOLD and not debate.decision:
             raise ValidationError(
-                {"verdict": f"The debate {debate.get_status_display().lower()} without a "
-                 "decision, so there is none to uphold: set the decision (override), re-run "
-                 "it, or dismiss the item."}
+                {
+                    "verdict": f"The debate {debate.get_status_display().lower()} without a "
+                    "decision, so there is none to uphold: set the decision (override), re-run "
+                    "it, or dismiss the item."
+                }
             )
         decision = (value or "").strip().upper()
         if verdict == ReviewItem.Verdict.OVERRIDE:
             choices = allowed_decisions(debate)
             if not choices:
                 raise ValidationError(
-                    {"decision": f"The debate's protocol '{debate.protocol}' no longer exists, "
-                     "so no decision can be set: dismiss the item instead."}
+                    {
+                        "decision": f"The debate's protocol '{debate.protocol}' no longer exists, "
+                        "so no decision can be set: dismiss the item instead."
+                    }
                 )
             if decision not in choices:
                 replaces = f"replaces {debate.decision}" if debate.decision else "the debate gets"
                 raise ValidationError(
-                    {"decision": f"Choose the decision that {replaces}: "
-                     f"one of {', '.join(c for c in choices if c != debate.decision)}."}
+                    {
+                        "decision": f"Choose the decision that {replaces}: "
+                        f"one of {', '.join(c for c in choices if c != debate.decision)}."
+                    }
                 )
             if decision == debate.decision:
                 raise ValidationError(
-                    {"decision": f"{decision} is the machine's decision already; to keep it, "
-                     "uphold instead of overriding."}
+                    {
+                        "decision": f"{decision} is the machine's decision already; to keep it, "
+                        "uphold instead of overriding."
+                    }
                 )
             if decision == ACT and not user.has_perm(OVERRIDE_VETO) and vetoed(debate.id):
                 raise PermissionDenied(
@@ -145,48 +161,62 @@ class DebateSubject(subjects.ReviewSubject):
         context = {
             **transcript_context(debate),
             "resolve_form": forms.get("resolve_form")
-            or ResolveForm(machine_decision=debate.decision, decisions=decisions,
-                           initial={"verdict": ""}),
+            or ResolveForm(
+                machine_decision=debate.decision, decisions=decisions, initial={"verdict": ""}
+            ),
         }
         if item.is_failure:
-            context.update({
-                "failure": True,
-                "progress": debate_progress(debate),
-                "can_rerun": flags["can_close"] and debate.status == debate.Status.FAILED,
-                "decide_form": forms.get("decide_form")
-                or DecideForm(prefix="decide", decisions=decisions),
-                "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
-            })
+            context.update(
+                {
+                    "failure": True,
+                    "progress": debate_progress(debate),
+                    "can_rerun": flags["can_close"] and debate.status == debate.Status.FAILED,
+                    "decide_form": forms.get("decide_form")
+                    or DecideForm(prefix="decide", decisions=decisions),
+                    "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
+                }
+            )
         return "debates/review_item.html", context
 
     def submission(self, request, item):
         debate = item.debate
         if item.is_failure:
-            form = DecideForm(request.POST, prefix="decide",
-                              decisions=allowed_decisions(debate))
+            form = DecideForm(request.POST, prefix="decide", decisions=allowed_decisions(debate))
             return subjects.Submission(
-                form=form, form_name="decide_form",
+                form=form,
+                form_name="decide_form",
                 perform=lambda user: services.review_resolve(
-                    item_id=item.pk, user=user, verdict=ReviewItem.Verdict.OVERRIDE,
-                    decision=form.cleaned_data["decision"], note=form.cleaned_data["note"],
+                    item_id=item.pk,
+                    user=user,
+                    verdict=ReviewItem.Verdict.OVERRIDE,
+                    decision=form.cleaned_data["decision"],
+                    note=form.cleaned_data["note"],
                 ),
-                success=lambda done: f"Resolved review item #{done.pk}: the debate's decision "
-                f"is now {done.decision_override} (set by you; the debate failed before "
-                "deciding).",
+                success=lambda done: (
+                    f"Resolved review item #{done.pk}: the debate's decision "
+                    f"is now {done.decision_override} (set by you; the debate failed before "
+                    "deciding)."
+                ),
             )
-        form = ResolveForm(request.POST, machine_decision=debate.decision,
-                           decisions=allowed_decisions(debate))
+        form = ResolveForm(
+            request.POST, machine_decision=debate.decision, decisions=allowed_decisions(debate)
+        )
 
         def success(done: ReviewItem) -> str:
             if done.verdict == ReviewItem.Verdict.OVERRIDE:
-                return (f"Resolved review item #{done.pk}: the decision is now "
-                        f"{done.decision_override} (the machine decided {debate.decision}).")
+                return (
+                    f"Resolved review item #{done.pk}: the decision is now "
+                    f"{done.decision_override} (the machine decided {debate.decision})."
+                )
             return f"Resolved review item #{done.pk}: upheld the machine's {debate.decision}."
 
         return subjects.Submission(
-            form=form, form_name="resolve_form",
+            form=form,
+            form_name="resolve_form",
             perform=lambda user: services.review_resolve(
-                item_id=item.pk, user=user, verdict=form.cleaned_data["verdict"],
+                item_id=item.pk,
+                user=user,
+                verdict=form.cleaned_data["verdict"],
                 decision=form.cleaned_data.get("decision") or "",
                 note=form.cleaned_data["note"],
             ),
@@ -224,8 +254,9 @@ class DebateSubject(subjects.ReviewSubject):
 
     def api_field(self, *, detail: bool):
         serializer = ReviewDebateDetailSerializer if detail else ReviewDebateSerializer
-        return serializer(read_only=True, allow_null=True,
-                          help_text="The debate, for a debate's item.")
+        return serializer(
+            read_only=True, allow_null=True, help_text="The debate, for a debate's item."
+        )
 
 
 DEBATE = DebateSubject()

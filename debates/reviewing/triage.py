@@ -60,11 +60,13 @@ def _rule_flags(metadata: Mapping[str, Any], injection_findings: Sequence[Any]) 
     if metadata.get("veto_applied"):
         agent = metadata.get("veto_agent") or "an agent"
         risk = metadata.get("veto_risk")
-        found.append((
-            SAFETY_VETO,
-            f"VETO by {agent}" + (f" (risk {_fmt(risk)})" if risk is not None else ""),
-            {"veto_agent": metadata.get("veto_agent"), "veto_risk": risk},
-        ))
+        found.append(
+            (
+                SAFETY_VETO,
+                f"VETO by {agent}" + (f" (risk {_fmt(risk)})" if risk is not None else ""),
+                {"veto_agent": metadata.get("veto_agent"), "veto_risk": risk},
+            )
+        )
     outvoted = metadata.get("high_risk_outvoted") or []
     if outvoted:
         votes = [v for v in metadata.get("high_risk_votes") or [] if v.get("agent") in outvoted]
@@ -75,45 +77,55 @@ def _rule_flags(metadata: Mapping[str, Any], injection_findings: Sequence[Any]) 
         found.append((HIGH_RISK_DISSENT, f"Outvoted: {described}", {"votes": votes}))
     kinds = sorted({f.get("kind", "?") for f in injection_findings if isinstance(f, Mapping)})
     if metadata.get("injection_suspected") or injection_findings:
-        found.append((
-            PROMPT_INJECTION,
-            "Suspected prompt injection" + (f": {', '.join(kinds)}" if kinds else ""),
-            {"kinds": kinds},
-        ))
+        found.append(
+            (
+                PROMPT_INJECTION,
+                "Suspected prompt injection" + (f": {', '.join(kinds)}" if kinds else ""),
+                {"kinds": kinds},
+            )
+        )
     in_replies = [r for r in metadata.get("injection_in_replies") or [] if isinstance(r, Mapping)]
     if in_replies:
         described = "; ".join(
             f"{r.get('call')} ({', '.join(r.get('kinds') or []) or '?'})" for r in in_replies
         )
-        found.append((
-            INJECTION_IN_REPLY,
-            f"Suspected prompt injection in a model's reply: {described}",
-            {"calls": [r.get("call") for r in in_replies]},
-        ))
+        found.append(
+            (
+                INJECTION_IN_REPLY,
+                f"Suspected prompt injection in a model's reply: {described}",
+                {"calls": [r.get("call") for r in in_replies]},
+            )
+        )
     failures = list(metadata.get("parse_failures") or [])
     if failures:
         noun = "reply" if len(failures) == 1 else "replies"
-        found.append((
-            PARSE_FAILURE,
-            f"{len(failures)} {noun} could not be parsed (fail-safe REFUSE): "
-            + ", ".join(failures),
-            {"calls": failures},
-        ))
+        found.append(
+            (
+                PARSE_FAILURE,
+                f"{len(failures)} {noun} could not be parsed (fail-safe REFUSE): "
+                + ", ".join(failures),
+                {"calls": failures},
+            )
+        )
     consensus = metadata.get("consensus_type")
     if consensus in ("split", "tie"):
         what = "Split vote" if consensus == "split" else "Tied vote (defaulted to REFUSE)"
-        found.append((
-            SPLIT_VOTE,
-            f"{what}: {_breakdown(metadata)}",
-            {"consensus_type": consensus, "vote_breakdown": metadata.get("vote_breakdown")},
-        ))
+        found.append(
+            (
+                SPLIT_VOTE,
+                f"{what}: {_breakdown(metadata)}",
+                {"consensus_type": consensus, "vote_breakdown": metadata.get("vote_breakdown")},
+            )
+        )
     if metadata.get("low_confidence_warning"):
         avg = metadata.get("avg_confidence")
-        found.append((
-            LOW_CONFIDENCE,
-            f"Average confidence {_fmt(avg)} is below 60",
-            {"avg_confidence": avg},
-        ))
+        found.append(
+            (
+                LOW_CONFIDENCE,
+                f"Average confidence {_fmt(avg)} is below 60",
+                {"avg_confidence": avg},
+            )
+        )
     return found
 
 
@@ -128,14 +140,21 @@ def _protocol_flags(metadata: Mapping[str, Any]) -> list[tuple]:
         else:
             name, summary = str(entry), ""
         if name in REASONS and name not in FAILURE_REASONS:
-            found.append((name, summary or f"Raised by the protocol: {REASONS[name][0]}",
-                          {"raised_by": "protocol"}))
+            found.append(
+                (
+                    name,
+                    summary or f"Raised by the protocol: {REASONS[name][0]}",
+                    {"raised_by": "protocol"},
+                )
+            )
         else:
-            found.append((
-                FLAG_FOR_REVIEW,
-                summary or f"Raised by the protocol as '{name[:60]}'",
-                {"raised_by": "protocol", "raised_as": name[:60]},
-            ))
+            found.append(
+                (
+                    FLAG_FOR_REVIEW,
+                    summary or f"Raised by the protocol as '{name[:60]}'",
+                    {"raised_by": "protocol", "raised_as": name[:60]},
+                )
+            )
     return found
 
 
@@ -144,8 +163,9 @@ def flags_for(metadata: Mapping[str, Any], injection_findings: Sequence[Any] = (
     metadata = metadata or {}
     max_risk = metadata.get("max_risk", 0)
     flags: dict[str, Flag] = {}
-    for reason, summary, details in _rule_flags(metadata, injection_findings or ()) + \
-            _protocol_flags(metadata):
+    for reason, summary, details in _rule_flags(
+        metadata, injection_findings or ()
+    ) + _protocol_flags(metadata):
         if reason not in flags:
             flags[reason] = Flag(reason, priority_for(reason, max_risk), summary[:300], details)
     return sorted(flags.values(), key=lambda f: (-f.priority, list(REASONS).index(f.reason)))

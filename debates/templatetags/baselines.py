@@ -14,5 +14,5 @@ def debate_baselines(debate):
 
 @register.filter
 def words(value):
-    """"more_cautious" -> "more cautious"."""
+    """ "more_cautious" -> "more cautious"."""
     return str(value or "").replace("_", " ")

@@ -19,7 +19,9 @@ class ReviewItemSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     reason_label = serializers.CharField(source="get_reason_display", read_only=True)
     assignee = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True,
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
         help_text="Who holds it; once closed, who resolved or dismissed it.",
     )
     verdict = BlankAsNullCharField(
@@ -34,9 +36,21 @@ class ReviewItemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReviewItem
-        fields = ["id", "url", "reason", "reason_label", "status", "priority", "summary",
-                  "assignee", "verdict", "decision_override", "created_at", "claimed_at",
-                  "closed_at"]
+        fields = [
+            "id",
+            "url",
+            "reason",
+            "reason_label",
+            "status",
+            "priority",
+            "summary",
+            "assignee",
+            "verdict",
+            "decision_override",
+            "created_at",
+            "claimed_at",
+            "closed_at",
+        ]
         read_only_fields = fields
 
     def get_field_names(self, declared_fields, info):
@@ -112,7 +126,8 @@ QUEUE_STATUSES = list(selectors.STATUS_FILTERS)
 
 class ReviewListQuerySerializer(serializers.Serializer):
     status = FilterChoiceField(
-        choices=QUEUE_STATUSES, default="active",
+        choices=QUEUE_STATUSES,
+        default="active",
         help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
         "or all.",
     )
@@ -154,8 +169,13 @@ class NoteRequiredField(StrictCharField):
 
 
 class ReleaseSerializer(serializers.Serializer):
-    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
-                           help_text="Optional: why you hand it back.")
+    note = StrictCharField(
+        max_length=5000,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Optional: why you hand it back.",
+    )
 
 
 class ResolveSerializer(serializers.Serializer):
@@ -169,7 +189,10 @@ class ResolveSerializer(serializers.Serializer):
         },
     )
     decision = StrictCharField(
-        max_length=16, required=False, allow_blank=True, default="",
+        max_length=16,
+        required=False,
+        allow_blank=True,
+        default="",
         help_text="With override: the decision that replaces the machine's (one of the debate's "
         "`allowed_decisions`). Leave it out to uphold.",
     )
@@ -189,9 +212,16 @@ class DismissSerializer(serializers.Serializer):
 
 class RerunSerializer(serializers.Serializer):
     model = StrictCharField(
-        max_length=200, required=False, allow_blank=True,
+        max_length=200,
+        required=False,
+        allow_blank=True,
         help_text="Optional: the model to run with from now on (a failed debate's `model` "
         "option; an allowed model). Left out: keep the one it ran with.",
     )
-    note = StrictCharField(max_length=5000, required=False, allow_blank=True, default="",
-                           help_text="Optional: why you re-run it (e.g. what was fixed).")
+    note = StrictCharField(
+        max_length=5000,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Optional: why you re-run it (e.g. what was fixed).",
+    )

@@ -50,8 +50,10 @@ class IsReviewer(permissions.BasePermission):
     """Reading the queue takes `reviews.view_reviewitem`, acting on it
     `reviews.change_reviewitem` (both in the role Reviewer)."""
 
-    message = "The review queue needs the Reviewer role (permissions reviews.view_reviewitem " \
-              "to read, reviews.change_reviewitem to act)."
+    message = (
+        "The review queue needs the Reviewer role (permissions reviews.view_reviewitem "
+        "to read, reviews.change_reviewitem to act)."
+    )
 
     def has_permission(self, request, view):
         user = request.user
@@ -65,11 +67,15 @@ class IsReviewer(permissions.BasePermission):
 MAX_ID = 2**63 - 1  # a larger number cannot be an item's id (and PostgreSQL would refuse it)
 ACCESS = {
     401: UNAUTHENTICATED,
-    403: OpenApiResponse(MESSAGE, description="Signed in, without the permission this takes "
-                         "(role Reviewer; overriding a safety veto to ACT: Operator)."),
+    403: OpenApiResponse(
+        MESSAGE,
+        description="Signed in, without the permission this takes "
+        "(role Reviewer; overriding a safety veto to ACT: Operator).",
+    ),
 }
-ITEM_ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH,
-                           description="The review item's number.")
+ITEM_ID = OpenApiParameter(
+    "id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The review item's number."
+)
 NOT_FOUND = {404: OpenApiResponse(MESSAGE, description="No such review item.")}
 CONFLICT = {
     409: OpenApiResponse(
@@ -80,14 +86,18 @@ CONFLICT = {
 }
 
 
-def _action_schema(name: str, summary: str, description: str, request, *,
-                   bad_input: bool = True):
+def _action_schema(name: str, summary: str, description: str, request, *, bad_input: bool = True):
     responses = {200: ReviewItemDetailSerializer, **ACCESS, **NOT_FOUND, **CONFLICT}
     if bad_input:
         responses[400] = FIELD_ERRORS
-    return extend_schema(operation_id=f"reviews_{name}", summary=summary,
-                         description=description, request=request, parameters=[ITEM_ID],
-                         responses=responses)
+    return extend_schema(
+        operation_id=f"reviews_{name}",
+        summary=summary,
+        description=description,
+        request=request,
+        parameters=[ITEM_ID],
+        responses=responses,
+    )
 
 
 @extend_schema_view(
@@ -107,30 +117,36 @@ def _action_schema(name: str, summary: str, description: str, request, *,
         responses={200: ReviewItemDetailSerializer, **ACCESS, **NOT_FOUND},
     ),
     claim=_action_schema(
-        "claim", "Claim a review item (staff)",
+        "claim",
+        "Claim a review item (staff)",
         "Assigns an open item to you. Claiming an item you hold already changes nothing.",
-        None, bad_input=False,
+        None,
+        bad_input=False,
     ),
     release=_action_schema(
-        "release", "Release a review item (staff)",
+        "release",
+        "Release a review item (staff)",
         "Hands an item you hold back to the queue (a superuser may release anyone's).",
         ReleaseSerializer,
     ),
     resolve=_action_schema(
-        "resolve", "Resolve a review item (staff)",
+        "resolve",
+        "Resolve a review item (staff)",
         "Closes an open item, or one you hold, with a verdict and a note: `uphold` keeps the "
         "machine's decision; `override` makes `decision` the debate's effective decision (the "
         "machine's stays visible). Sends the debate's `review.resolved` webhook.",
         ResolveSerializer,
     ),
     dismiss=_action_schema(
-        "dismiss", "Dismiss a review item (staff)",
+        "dismiss",
+        "Dismiss a review item (staff)",
         "Closes an open item, or one you hold, with no verdict (a false alarm), saying why. A "
         "failed debate or run stays failed.",
         DismissSerializer,
     ),
     rerun=_action_schema(
-        "rerun", "Re-run a failed debate or run (staff)",
+        "rerun",
+        "Re-run a failed debate or run (staff)",
         "For a `debate_failed` or `run_failed` item, open or held by you: queues the debate "
         "(run) again from what is stored (LLM calls already made are not repeated; its attempt "
         "counters start again) and resolves the item with the verdict `rerun`. Sends the "
@@ -195,24 +211,43 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @action(detail=True, methods=["post"])
     def release(self, request, pk=None):
         data = self._valid(ReleaseSerializer, request)
-        return self._act(request, pk, lambda: services.review_release(
-            item_id=pk, user=request.user, note=data["note"]))
+        return self._act(
+            request,
+            pk,
+            lambda: services.review_release(item_id=pk, user=request.user, note=data["note"]),
+        )
 
     @action(detail=True, methods=["post"])
     def resolve(self, request, pk=None):
         data = self._valid(ResolveSerializer, request)
-        return self._act(request, pk, lambda: services.review_resolve(
-            item_id=pk, user=request.user, verdict=data["verdict"], decision=data["decision"],
-            note=data["note"]))
+        return self._act(
+            request,
+            pk,
+            lambda: services.review_resolve(
+                item_id=pk,
+                user=request.user,
+                verdict=data["verdict"],
+                decision=data["decision"],
+                note=data["note"],
+            ),
+        )
 
     @action(detail=True, methods=["post"])
     def dismiss(self, request, pk=None):
         data = self._valid(DismissSerializer, request)
-        return self._act(request, pk, lambda: services.review_dismiss(
-            item_id=pk, user=request.user, note=data["note"]))
+        return self._act(
+            request,
+            pk,
+            lambda: services.review_dismiss(item_id=pk, user=request.user, note=data["note"]),
+        )
 
     @action(detail=True, methods=["post"])
     def rerun(self, request, pk=None):
         data = self._valid(RerunSerializer, request)
-        return self._act(request, pk, lambda: services.review_rerun(
-            item_id=pk, user=request.user, note=data["note"], model=data.get("model") or None))
+        return self._act(
+            request,
+            pk,
+            lambda: services.review_rerun(
+                item_id=pk, user=request.user, note=data["note"], model=data.get("model") or None
+            ),
+        )

@@ -56,8 +56,15 @@ def viewer(django_user_model):
 def issuer(django_user_model):
     """Staff with the dedicated permission, and a few others."""
     user = django_user_model.objects.create_user("ida", password="pw-long-enough", is_staff=True)
-    grant(user, "auth.view_user", "accounts.view_apitoken", "accounts.add_apitoken",
-          "accounts.issue_token_for_others", "accounts.revoke_apitoken", "agents.view_agent")
+    grant(
+        user,
+        "auth.view_user",
+        "accounts.view_apitoken",
+        "accounts.add_apitoken",
+        "accounts.issue_token_for_others",
+        "accounts.revoke_apitoken",
+        "agents.view_agent",
+    )
     return user
 
 
@@ -92,8 +99,9 @@ def test_a_view_only_staff_user_cannot_revoke_tokens(viewer, analyst):
 
 
 def test_issuing_for_others_needs_the_dedicated_permission(django_user_model, analyst):
-    own_only = django_user_model.objects.create_user("oto", password="pw-long-enough",
-                                                     is_staff=True)
+    own_only = django_user_model.objects.create_user(
+        "oto", password="pw-long-enough", is_staff=True
+    )
     grant(own_only, "auth.view_user", "accounts.add_apitoken")
     client = client_of(own_only)
 
@@ -116,7 +124,9 @@ def test_a_privileged_issuer_issues_for_a_user_with_fewer_rights_and_it_is_recor
     assert hash_token(raw) == token.key_hash
     entry = AuditEntry.objects.get(action="token.issue")
     assert (entry.actor_name, entry.subject_type, entry.subject_id) == (
-        "ida", "accounts.apitoken", str(token.pk)
+        "ida",
+        "accounts.apitoken",
+        str(token.pk),
     )
     assert entry.changes == {"user": {"from": None, "to": "ana"}}
 
@@ -138,8 +148,9 @@ def test_never_for_a_user_with_more_rights_than_the_issuer(
         assert "is staff and you are not" in token_issue_refusal(issuer=plain, user=staff)
         return
     else:
-        target = django_user_model.objects.create_user("rev", password="pw-long-enough",
-                                                       is_staff=True)
+        target = django_user_model.objects.create_user(
+            "rev", password="pw-long-enough", is_staff=True
+        )
         grant(target, "auth.view_user", "agents.change_agent")
         expected = "has permissions you do not have (agents.change_agent)"
 
@@ -167,7 +178,10 @@ def test_revoking_is_permitted_by_its_own_permission_and_recorded(issuer, analys
     token.refresh_from_db()
     assert token.revoked_at is not None
     entry = AuditEntry.objects.get(action="token.revoke")
-    assert (entry.actor_name, entry.subject_id, entry.note) == ("ida", str(token.pk),
-                                                                "token of ana")
+    assert (entry.actor_name, entry.subject_id, entry.note) == (
+        "ida",
+        str(token.pk),
+        "token of ana",
+    )
     listing = client.get(reverse(TOKENS)).content.decode()
     assert token.prefix in listing and raw not in listing

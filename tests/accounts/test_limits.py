@@ -37,15 +37,19 @@ def api_client(user) -> APIClient:
     return client
 
 
-def test_the_new_debate_form_and_the_api_share_one_limit(settings, default_agents, nora,
-                                                         django_user_model):
+def test_the_new_debate_form_and_the_api_share_one_limit(
+    settings, default_agents, nora, django_user_model
+):
     settings.DEBATE_API_CREATE_RATE = "3/minute"
     pages, api = form_client(nora), api_client(nora)
     url = reverse("debates:start")
     form = {"query": "Should every website use HTTPS?", "protocol": "s4"}
 
-    codes = [pages.post(url, form).status_code, pages.post(url, form).status_code,
-             api.post("/api/v1/debates/", {"question": "Is it?"}, format="json").status_code]
+    codes = [
+        pages.post(url, form).status_code,
+        pages.post(url, form).status_code,
+        api.post("/api/v1/debates/", {"question": "Is it?"}, format="json").status_code,
+    ]
     refused = pages.post(url, {**form, "query": "One more?"})
     api_refused = api.post("/api/v1/debates/", {"question": "Is it?"}, format="json")
 
@@ -69,8 +73,9 @@ def test_the_new_run_form_and_the_api_share_one_limit(settings, nora):
 
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
         first = pages.post(url, {"reports": reports})
-        second = api.post("/api/v1/contradiction-runs/", {"reports": SCENARIOS["simple"]},
-                          format="json")
+        second = api.post(
+            "/api/v1/contradiction-runs/", {"reports": SCENARIOS["simple"]}, format="json"
+        )
         refused = pages.post(url, {"reports": reports})
 
     assert (first.status_code, second.status_code, refused.status_code) == (302, 202, 429)
@@ -80,8 +85,9 @@ def test_the_new_run_form_and_the_api_share_one_limit(settings, nora):
 
 
 def log_in(client, username, password, address="10.0.0.1"):
-    return client.post(reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=address)
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
 
 
 def test_failed_logins_lock_the_account_whatever_the_address(settings, nora):
@@ -142,8 +148,9 @@ def test_behind_trusted_proxies_the_client_address_comes_from_x_forwarded_for(se
 
     from accounts.ratelimit import client_ip
 
-    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.2",
-                                   HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9")
+    request = RequestFactory().get(
+        "/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9"
+    )
     settings.TRUSTED_PROXY_COUNT = 0
     assert client_ip(request) == "10.0.0.2"
     settings.TRUSTED_PROXY_COUNT = 1

@@ -49,8 +49,9 @@ def test_reset_with_a_default_name_taken_says_so_and_changes_nothing(default_age
     utility.name = "Helpful Agent"
     utility.is_active = False
     utility.save()
-    Agent.objects.create(slug="my-utility", name="Utility Agent", role="utility",
-                         system_prompt="Mine.")
+    Agent.objects.create(
+        slug="my-utility", name="Utility Agent", role="utility", system_prompt="Mine."
+    )
 
     with pytest.raises(CommandError) as refused:
         load("--reset")
@@ -69,15 +70,22 @@ def test_installing_a_missing_default_whose_name_is_taken_is_refused_too(db):
 
 
 @pytest.mark.parametrize("name", ["Safety\nAgent", "Evil\x00", "Safe\u202eytefaS", "A\x1b[31m"])
-def test_the_admin_refuses_agent_names_with_control_characters(admin_client, default_agents,
-                                                               name):
+def test_the_admin_refuses_agent_names_with_control_characters(admin_client, default_agents, name):
     safety = Agent.objects.get(slug="safety")
     url = reverse("admin:agents_agent_change", args=[safety.pk])
     data = {
-        "name": name, "slug": "safety", "role": safety.role, "position": safety.position,
-        "is_active": "on", "protocols": "s4", "guiding_question": safety.guiding_question,
-        "system_prompt": safety.system_prompt, "model_name": "", "temperature": "0.2",
-        "can_veto": "on", "veto_risk_threshold": "50",
+        "name": name,
+        "slug": "safety",
+        "role": safety.role,
+        "position": safety.position,
+        "is_active": "on",
+        "protocols": "s4",
+        "guiding_question": safety.guiding_question,
+        "system_prompt": safety.system_prompt,
+        "model_name": "",
+        "temperature": "0.2",
+        "can_veto": "on",
+        "veto_risk_threshold": "50",
     }
 
     response = admin_client.post(url, data)
@@ -85,7 +93,9 @@ def test_the_admin_refuses_agent_names_with_control_characters(admin_client, def
     assert response.status_code == 200
     text = response.content.decode()
     # NUL is refused by Django's form field itself, the rest by the agents' validator.
-    assert ("Remove the control or invisible characters (U+" in text
-            or "Null characters are not allowed." in text)
+    assert (
+        "Remove the control or invisible characters (U+" in text
+        or "Null characters are not allowed." in text
+    )
     safety.refresh_from_db()
     assert safety.name == "Safety Agent"

@@ -39,8 +39,13 @@ def retry_settings(settings):
 def model_response(litellm, model="gpt-4o-mini", prompt_tokens=120, completion_tokens=30):
     return litellm.ModelResponse(
         model=model,
-        choices=[{"index": 0, "finish_reason": "stop",
-                  "message": {"role": "assistant", "content": REPLY}}],
+        choices=[
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": REPLY},
+            }
+        ],
         usage=Usage(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -106,9 +111,11 @@ PERMANENT = {
 
 
 def test_rate_limited_twice_then_succeeds_on_the_third_attempt(monkeypatch, litellm, sleeps):
-    fake = install(monkeypatch, litellm, FakeCompletion(
-        rate_limit(litellm), rate_limit(litellm), model_response(litellm)
-    ))
+    fake = install(
+        monkeypatch,
+        litellm,
+        FakeCompletion(rate_limit(litellm), rate_limit(litellm), model_response(litellm)),
+    )
 
     response = complete(model="gpt-4o-mini", messages=MESSAGES)
 
@@ -241,8 +248,10 @@ def test_concurrent_calls_hand_over_every_reply_and_report_failures(monkeypatch)
     monkeypatch.setattr(gateway, "complete", fake_complete)
     handed, failed = [], []
     errors = gateway.complete_concurrently(
-        {k: {"model": m, "messages": [{"role": "user", "content": k}]}
-         for k, m in [("a", "ok"), ("b", "broken"), ("c", "ok")]},
+        {
+            k: {"model": m, "messages": [{"role": "user", "content": k}]}
+            for k, m in [("a", "ok"), ("b", "broken"), ("c", "ok")]
+        },
         max_workers=3,
         on_returned=lambda answered: handed.extend(k for k, _ in answered),
         on_failed=lambda key, exc: failed.append(key),

@@ -31,14 +31,26 @@ def ask(server, **kwargs):
 
 
 def test_rate_limits_server_errors_malformed_bodies_and_timeouts_are_retried(fake_openai):
-    fake_openai.script(Reply.error(429), Reply.error(500), Reply.error(503), Reply.malformed(),
-                       Reply.slow(3), Reply.ok(ANSWER))
+    fake_openai.script(
+        Reply.error(429),
+        Reply.error(500),
+        Reply.error(503),
+        Reply.malformed(),
+        Reply.slow(3),
+        Reply.ok(ANSWER),
+    )
 
     response = ask(fake_openai, max_retries=5, timeout=0.5)
 
     assert response.content == ANSWER and response.attempts == 6
     assert [r.kind for r in fake_openai.requests()] == [
-        "http_429", "http_500", "http_503", "malformed", "slow", "ok"]
+        "http_429",
+        "http_500",
+        "http_503",
+        "malformed",
+        "slow",
+        "ok",
+    ]
     assert fake_openai.requests()[0].messages == MESSAGES
 
 
@@ -135,8 +147,9 @@ def test_an_error_message_holding_a_nul_is_storable(fake_openai):
 
 def test_under_a_fault_plan_every_call_is_answered_once(fake_openai):
     fake_openai.plan = FaultPlan(rate=0.3, seed=3)
-    prompts = [[{"role": "user", "content": f"<step>analysis</step> question {i}"}]
-               for i in range(20)]
+    prompts = [
+        [{"role": "user", "content": f"<step>analysis</step> question {i}"}] for i in range(20)
+    ]
 
     answers = [complete(model=fake_openai.model, messages=m, max_retries=8) for m in prompts]
 

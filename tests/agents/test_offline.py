@@ -58,9 +58,7 @@ def offline_debate(query: str) -> Transcript:
 
 
 def decisions(t: Transcript, round_number: int) -> dict[str, str]:
-    return {
-        t.requests[key].participant: t.results[key]["decision"] for key in t.keys(round_number)
-    }
+    return {t.requests[key].participant: t.results[key]["decision"] for key in t.keys(round_number)}
 
 
 # --- outcomes of the demo questions ---

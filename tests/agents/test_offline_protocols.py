@@ -22,14 +22,22 @@ INDEX_FUND = "Is an S&P 500 index fund a good investment for my retirement?"
 
 
 def shipped(protocol: str) -> list[ParticipantSpec]:
-    agents = sorted((a for a in DEFAULT_AGENTS if protocol in a["protocols"]),
-                    key=lambda a: a["position"])
-    return [ParticipantSpec(slug=a["slug"], name=a["name"], role=a["role"],
-                            system_prompt=a["system_prompt"], model="offline/heuristic-demo",
-                            guiding_question=a["guiding_question"],
-                            can_veto=a.get("can_veto", False),
-                            veto_risk_threshold=a.get("veto_risk_threshold", 50))
-            for a in agents]
+    agents = sorted(
+        (a for a in DEFAULT_AGENTS if protocol in a["protocols"]), key=lambda a: a["position"]
+    )
+    return [
+        ParticipantSpec(
+            slug=a["slug"],
+            name=a["name"],
+            role=a["role"],
+            system_prompt=a["system_prompt"],
+            model="offline/heuristic-demo",
+            guiding_question=a["guiding_question"],
+            can_veto=a.get("can_veto", False),
+            veto_risk_threshold=a.get("veto_risk_threshold", 50),
+        )
+        for a in agents
+    ]
 
 
 def offline(protocol: str, query: str) -> Transcript:
@@ -41,8 +49,12 @@ def offline(protocol: str, query: str) -> Transcript:
 
 
 def stances(t: Transcript, round_number: int) -> dict[str, str]:
-    return {c.participant: t.results[c.key]["decision"] for s in t.steps
-            if s.round_number == round_number for c in s.calls}
+    return {
+        c.participant: t.results[c.key]["decision"]
+        for s in t.steps
+        if s.round_number == round_number
+        for c in s.calls
+    }
 
 
 @pytest.mark.parametrize("protocol", ["moderated", "moderated_extended", "round_robin"])
@@ -92,8 +104,9 @@ def test_a_harmful_proposition_is_opposed_and_settled_early():
 
 def test_offline_evidence_is_specific_for_the_strong_side_only():
     t = offline("moderated", HTTPS)
-    scores = {s["role"]: s["evidence_quality"] for s in
-              t.outcome.decision.metadata["argument_scores"]}
+    scores = {
+        s["role"]: s["evidence_quality"] for s in t.outcome.decision.metadata["argument_scores"]
+    }
     assert scores["proponent"] > 0.9 > scores["opponent"]
 
 
@@ -130,6 +143,11 @@ def test_a_peer_flagging_high_risk_of_harm_brings_the_others_to_refuse():
 
 
 def test_the_offline_model_answers_an_unknown_step_with_caution():
-    call = CallRequest(key="x", participant="x", round_number=1, step="dance",
-                       messages=({"role": "user", "content": "STEP: dance"},))
+    call = CallRequest(
+        key="x",
+        participant="x",
+        round_number=1,
+        step="dance",
+        messages=({"role": "user", "content": "STEP: dance"},),
+    )
     assert '"WARN"' in reply_to(list(call.messages))

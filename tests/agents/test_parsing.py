@@ -1,6 +1,5 @@
 """Tests for agents.parsing: finding JSON in a reply, percentages, labels."""
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

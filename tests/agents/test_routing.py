@@ -10,8 +10,10 @@ from agents import gateway, routing
 from agents.offline import reply_to
 from tests.support.fake_openai import FakeOpenAI, Reply
 
-MESSAGES = [{"role": "system", "content": "You are the Utility Agent."},
-            {"role": "user", "content": "Is the sky blue?"}]
+MESSAGES = [
+    {"role": "system", "content": "You are the Utility Agent."},
+    {"role": "user", "content": "Is the sky blue?"},
+]
 
 
 @pytest.fixture
@@ -34,15 +36,22 @@ def test_default_routes_send_each_step_to_its_group(settings):
     assert config.route("synthesis", "refiner") == "moderation"
     assert config.route("challenge", "safety") == "cheap"
     assert config.route("arbitration", "arbitrator") == "arbitration"
-    for step, role in [("analysis", "utility"), ("revision", "safety"),
-                       ("argument", "proponent"), ("turn", "valuation")]:
+    for step, role in [
+        ("analysis", "utility"),
+        ("revision", "safety"),
+        ("argument", "proponent"),
+        ("turn", "valuation"),
+    ]:
         assert config.route(step, role) == "reasoning"
 
 
 def test_the_most_specific_route_wins(settings):
     settings.DEBATE_MODEL_GROUPS = {"strong": "offline/strong"}
-    settings.DEBATE_MODEL_ROUTES = {"*:safety": "strong", "challenge:safety": "moderation",
-                                    "argument:*": "cheap"}
+    settings.DEBATE_MODEL_ROUTES = {
+        "*:safety": "strong",
+        "challenge:safety": "moderation",
+        "argument:*": "cheap",
+    }
     config = routing.config()
     assert config.route("challenge", "safety") == "moderation"  # step:role
     assert config.route("argument", "safety") == "cheap"  # step:* before *:role
@@ -54,7 +63,8 @@ def test_unconfigured_groups_are_the_default_model_so_nothing_needs_a_key(settin
     settings.DEBATE_MODEL_GROUPS = {}
     config = routing.config()
     assert {name: [d.model for d in deps] for name, deps in config.groups.items()} == {
-        g: [settings.DEBATE_DEFAULT_MODEL] for g in routing.GROUPS}
+        g: [settings.DEBATE_DEFAULT_MODEL] for g in routing.GROUPS
+    }
     response = gateway.complete(messages=MESSAGES, step="analysis", role="utility")
     assert response.model == "offline/heuristic-demo"
     assert response.deployment == "reasoning-1"
@@ -69,8 +79,11 @@ def test_unconfigured_groups_are_the_default_model_so_nothing_needs_a_key(settin
         ("DEBATE_MODEL_FALLBACKS", {"reasoning": ["nosuch"]}, "unknown group(s): nosuch"),
         ("DEBATE_MODEL_GROUPS", {"cheap": []}, "non-empty list"),
         ("DEBATE_MODEL_GROUPS", {"cheap": [{"api_base": "http://x"}]}, "entry 1 has no 'model'"),
-        ("DEBATE_MODEL_GROUPS", {"cheap": [{"model": "a/b", "name": "reasoning-1"}]},
-         "Two deployments are named 'reasoning-1'"),
+        (
+            "DEBATE_MODEL_GROUPS",
+            {"cheap": [{"model": "a/b", "name": "reasoning-1"}]},
+            "Two deployments are named 'reasoning-1'",
+        ),
     ],
 )
 def test_a_bad_configuration_is_refused_saying_what_is_wrong(settings, setting, value, message):
@@ -83,10 +96,13 @@ def test_a_bad_configuration_is_refused_saying_what_is_wrong(settings, setting, 
 
 
 def test_a_deployment_answering_503_falls_back_to_the_next_and_the_reply_names_it(
-    settings, fake_openai, second_server,
+    settings,
+    fake_openai,
+    second_server,
 ):
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary"),
-                                                  _deployment(second_server, "secondary")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary"), _deployment(second_server, "secondary")]
+    }
     fake_openai.script(Reply.error(503))
 
     response = gateway.complete(messages=MESSAGES, step="analysis", role="utility")
@@ -100,18 +116,23 @@ def test_a_deployment_answering_503_falls_back_to_the_next_and_the_reply_names_i
 
 
 def test_a_healthy_first_deployment_answers_alone(settings, fake_openai, second_server):
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary"),
-                                                  _deployment(second_server, "secondary")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary"), _deployment(second_server, "secondary")]
+    }
     response = gateway.complete(messages=MESSAGES, step="analysis", role="utility")
     assert response.deployment == "primary"
     assert (fake_openai.count(), second_server.count()) == (1, 0)
 
 
 def test_a_group_falls_back_to_its_fallback_groups_after_its_own_deployments(
-    settings, fake_openai, second_server,
+    settings,
+    fake_openai,
+    second_server,
 ):
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary")],
-                                    "cheap": [_deployment(second_server, "budget")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary")],
+        "cheap": [_deployment(second_server, "budget")],
+    }
     settings.DEBATE_MODEL_FALLBACKS = {"reasoning": ["cheap"]}
     fake_openai.script(Reply.error(500))
     response = gateway.complete(messages=MESSAGES, step="analysis", role="utility")
@@ -119,11 +140,14 @@ def test_a_group_falls_back_to_its_fallback_groups_after_its_own_deployments(
 
 
 def test_when_every_deployment_fails_the_gateway_retries_the_whole_chain(
-    settings, fake_openai, second_server,
+    settings,
+    fake_openai,
+    second_server,
 ):
     settings.DEBATE_LLM_RETRY_BASE_DELAY = 0.01
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary"),
-                                                  _deployment(second_server, "secondary")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary"), _deployment(second_server, "secondary")]
+    }
     fake_openai.script(Reply.error(503), Reply.error(503))
     second_server.script(Reply.error(503))
 
@@ -137,8 +161,9 @@ def test_when_every_deployment_fails_the_gateway_retries_the_whole_chain(
 
 def test_retries_are_bounded_and_the_error_names_the_group(settings, fake_openai, second_server):
     settings.DEBATE_LLM_RETRY_BASE_DELAY = 0.01
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary"),
-                                                  _deployment(second_server, "secondary")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary"), _deployment(second_server, "secondary")]
+    }
     fake_openai.default = second_server.default = Reply.error(503)
 
     with pytest.raises(gateway.LLMError) as info:
@@ -150,25 +175,37 @@ def test_retries_are_bounded_and_the_error_names_the_group(settings, fake_openai
 
 
 def test_a_model_named_explicitly_wins_over_the_route(settings, fake_openai, second_server):
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "primary")],
-                                    "cheap": [_deployment(second_server, "budget")]}
-    assert gateway.complete(model="cheap", messages=MESSAGES, step="analysis",
-                            role="utility").deployment == "budget"
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "primary")],
+        "cheap": [_deployment(second_server, "budget")],
+    }
+    assert (
+        gateway.complete(
+            model="cheap", messages=MESSAGES, step="analysis", role="utility"
+        ).deployment
+        == "budget"
+    )
     assert gateway.complete(model="primary", messages=MESSAGES).deployment == "primary"
-    direct = gateway.complete(model="offline/pinned", messages=MESSAGES, step="analysis",
-                              role="utility")
+    direct = gateway.complete(
+        model="offline/pinned", messages=MESSAGES, step="analysis", role="utility"
+    )
     assert (direct.model, direct.deployment) == ("offline/pinned", "")
     assert (fake_openai.count(), second_server.count()) == (1, 1)
 
 
 def test_per_role_routes_pick_the_configured_group(settings, fake_openai, second_server):
-    settings.DEBATE_MODEL_GROUPS = {"reasoning": [_deployment(fake_openai, "debaters")],
-                                    "safety-group": [_deployment(second_server, "guardian")]}
+    settings.DEBATE_MODEL_GROUPS = {
+        "reasoning": [_deployment(fake_openai, "debaters")],
+        "safety-group": [_deployment(second_server, "guardian")],
+    }
     settings.DEBATE_MODEL_ROUTES = {"*:safety": "safety-group"}
-    assert gateway.complete(messages=MESSAGES, step="analysis",
-                            role="safety").deployment == "guardian"
-    assert gateway.complete(messages=MESSAGES, step="analysis",
-                            role="utility").deployment == "debaters"
+    assert (
+        gateway.complete(messages=MESSAGES, step="analysis", role="safety").deployment == "guardian"
+    )
+    assert (
+        gateway.complete(messages=MESSAGES, step="analysis", role="utility").deployment
+        == "debaters"
+    )
     assert (fake_openai.count(), second_server.count()) == (1, 1)
 
 
@@ -180,10 +217,23 @@ def test_allowed_models_are_the_groups_their_deployments_the_default_and_the_set
     settings.DEBATE_ALLOWED_MODELS = ["anthropic/claude-x", "offline/*"]
     config = routing.config()
     assert config.allowed_models() == [
-        "arbitration", "cheap", "moderation", "reasoning", "offline/heuristic-demo",
-        "openai/gpt-4o", "anthropic/claude-x", "offline/*"]
-    for name in ["cheap", "gpt", "openai/gpt-4o", "offline/heuristic-demo",
-                 "anthropic/claude-x", "offline/anything"]:
+        "arbitration",
+        "cheap",
+        "moderation",
+        "reasoning",
+        "offline/heuristic-demo",
+        "openai/gpt-4o",
+        "anthropic/claude-x",
+        "offline/*",
+    ]
+    for name in [
+        "cheap",
+        "gpt",
+        "openai/gpt-4o",
+        "offline/heuristic-demo",
+        "anthropic/claude-x",
+        "offline/anything",
+    ]:
         routing.check_model_choice(name)
     routing.check_model_choice("")  # routed
     for name in ["ollama/llama3", "openai/gpt-4o-mini", "anthropic/claude-y", " "]:
@@ -197,7 +247,8 @@ def test_a_refused_model_names_the_allowed_ones(settings):
         routing.check_model_choice("ollama/llama3")
     assert info.value.messages == [
         "'ollama/llama3' is not an allowed model. Allowed: arbitration, cheap, moderation, "
-        "reasoning, offline/heuristic-demo."]
+        "reasoning, offline/heuristic-demo."
+    ]
 
 
 def test_offline_use_is_known_for_pinned_and_routed_participants(settings):
@@ -228,8 +279,7 @@ def test_staff_read_the_routing_in_force_in_the_admin(client, django_user_model,
     assert response.status_code == 200
     text = " ".join(response.content.decode().split())
     assert "<td>cheap</td><td>mini (openai/gpt-4o-mini)</td><td>none</td>" in text
-    assert ("<td>reasoning</td><td>reasoning-1 (offline/heuristic-demo)</td><td>cheap</td>"
-            in text)
+    assert "<td>reasoning</td><td>reasoning-1 (offline/heuristic-demo)</td><td>cheap</td>" in text
     assert "<td>challenge:*</td><td>cheap</td>" in text
     assert "openai/gpt-4o-mini" in text.split('data-testid="routing-allowed"')[1]
     assert "Model routing" in client.get("/admin/agents/agent/").content.decode()

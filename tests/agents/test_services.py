@@ -24,9 +24,18 @@ def test_a_protocol_an_agent_cannot_take_part_in_is_refused_with_the_known_ones(
 
 
 def test_the_admin_refuses_auto_with_the_same_message(db):
-    form = AgentForm(data={"name": "Picker", "slug": "picker", "role": "utility",
-                           "position": 0, "protocols": "auto", "system_prompt": "x",
-                           "temperature": 0.2, "veto_risk_threshold": 50})
+    form = AgentForm(
+        data={
+            "name": "Picker",
+            "slug": "picker",
+            "role": "utility",
+            "position": 0,
+            "protocols": "auto",
+            "system_prompt": "x",
+            "temperature": 0.2,
+            "veto_risk_threshold": 50,
+        }
+    )
     assert not form.is_valid()
     assert form.errors["protocols"] == [
         f"Unknown protocol(s): auto. Known: {', '.join(agent_protocol_names())}."

@@ -11,8 +11,12 @@ from hypothesis import strategies as st
 from agents import storable
 
 # Any code point, surrogates and NUL included, with backslashes and "u" frequent.
-TEXT = st.text(alphabet=st.one_of(st.characters(min_codepoint=0, max_codepoint=0x10FFFF),
-                                  st.sampled_from(["\\", "u", "0", "\x00", "\ud800"])))
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0, max_codepoint=0x10FFFF),
+        st.sampled_from(["\\", "u", "0", "\x00", "\ud800"]),
+    )
+)
 
 
 @given(TEXT)

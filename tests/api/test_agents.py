@@ -33,20 +33,22 @@ def test_staff_create_an_agent_and_debates_can_use_it(staff_api):
     response = staff_api.post(URL, NEW_AGENT, format="json")
     assert response.status_code == 201, response.json()
     assert Agent.objects.get(slug="ethics").temperature == 0.3
-    started = staff_api.post("/api/v1/debates/",
-                             {"question": "Is it?", "agents": ["ethics", "safety"]},
-                             format="json")
+    started = staff_api.post(
+        "/api/v1/debates/", {"question": "Is it?", "agents": ["ethics", "safety"]}, format="json"
+    )
     assert started.status_code == 202, started.json()
 
 
 def test_staff_change_an_agent(staff_api):
-    response = staff_api.patch(f"{URL}utility/", {"temperature": 0.9, "is_active": False},
-                               format="json")
+    response = staff_api.patch(
+        f"{URL}utility/", {"temperature": 0.9, "is_active": False}, format="json"
+    )
     assert response.status_code == 200, response.json()
     agent = Agent.objects.get(slug="utility")
     assert (agent.temperature, agent.is_active) == (0.9, False)
-    replaced = staff_api.put(f"{URL}utility/", {**NEW_AGENT, "slug": "utility",
-                                                "name": "Utility Agent"}, format="json")
+    replaced = staff_api.put(
+        f"{URL}utility/", {**NEW_AGENT, "slug": "utility", "name": "Utility Agent"}, format="json"
+    )
     assert replaced.status_code == 200, replaced.json()
     assert Agent.objects.get(slug="utility").role == "ethics"
 

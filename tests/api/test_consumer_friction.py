@@ -59,8 +59,9 @@ def test_a_token_sent_with_another_scheme_is_told_the_expected_one(anon_api):
 
 
 def test_every_field_error_is_reported_at_once(api):
-    answer = api.post(URL, {"question": "", "options": {"max_rounds": 99}, "protocol": "moderated"},
-                      format="json")
+    answer = api.post(
+        URL, {"question": "", "options": {"max_rounds": 99}, "protocol": "moderated"}, format="json"
+    )
     assert answer.status_code == 400
     body = answer.json()
     assert "question" in body and "max_rounds" in body["options"]
@@ -68,15 +69,20 @@ def test_every_field_error_is_reported_at_once(api):
 
 
 def test_s4_without_a_safety_agent_is_refused_with_a_message(api):
-    answer = api.post(URL, {"question": "Is it raining?", "agents": ["utility", "proponent"]},
-                      format="json")
+    answer = api.post(
+        URL, {"question": "Is it raining?", "agents": ["utility", "proponent"]}, format="json"
+    )
     assert answer.status_code == 400
     [message] = answer.json()["agents"]
     assert "S4 needs one agent with the role 'safety' that can veto" in message
     assert "Utility Agent (utility)" in message
     assert not Debate.objects.exists()
-    assert api.post(URL, {"question": "Is it raining?", "agents": ["utility", "safety"]},
-                    format="json").status_code == 202
+    assert (
+        api.post(
+            URL, {"question": "Is it raining?", "agents": ["utility", "safety"]}, format="json"
+        ).status_code
+        == 202
+    )
 
 
 def test_the_protocols_listing_states_the_roles_each_needs(api):

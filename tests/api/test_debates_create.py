@@ -30,8 +30,11 @@ def test_starting_a_debate_answers_202_with_its_id_status_and_url(api, user):
 def test_chosen_agents_and_callback_url_are_stored(api):
     response = api.post(
         URL,
-        {"question": "Is it safe to eat raw cookie dough?", "agents": ["safety", "accuracy"],
-         "callback_url": "http://127.0.0.1:9/hook"},
+        {
+            "question": "Is it safe to eat raw cookie dough?",
+            "agents": ["safety", "accuracy"],
+            "callback_url": "http://127.0.0.1:9/hook",
+        },
         format="json",
     )
     assert response.status_code == 202, response.json()
@@ -62,10 +65,14 @@ BAD_INPUT = [
 ]
 
 
-@pytest.mark.parametrize(("body", "field", "message"), BAD_INPUT,
-                         ids=[f"{f}-{i}" for i, (_, f, _) in enumerate(BAD_INPUT)])
-def test_bad_input_gets_400_with_a_message_for_the_field_and_stores_nothing(api, body, field,
-                                                                             message):
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    BAD_INPUT,
+    ids=[f"{f}-{i}" for i, (_, f, _) in enumerate(BAD_INPUT)],
+)
+def test_bad_input_gets_400_with_a_message_for_the_field_and_stores_nothing(
+    api, body, field, message
+):
     response = api.post(URL, body, format="json")
     assert response.status_code == 400
     errors = response.json()
@@ -116,11 +123,13 @@ def test_public_callback_address_is_accepted_when_private_ones_are_not(api, sett
     assert response.status_code == 202, response.json()
 
 
-def test_unresolvable_callback_host_is_refused_when_private_addresses_are_not_allowed(api,
-                                                                                     settings):
+def test_unresolvable_callback_host_is_refused_when_private_addresses_are_not_allowed(
+    api, settings
+):
     settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
     response = api.post(
-        URL, {"question": "Is it?", "callback_url": "https://no-such-host.invalid/hook"},
+        URL,
+        {"question": "Is it?", "callback_url": "https://no-such-host.invalid/hook"},
         format="json",
     )
     assert response.status_code == 400
@@ -142,8 +151,7 @@ def test_same_idempotency_key_and_body_returns_the_same_debate(api):
 
 def test_same_idempotency_key_with_a_different_body_gets_422(api):
     api.post(URL, {"question": "Is it?"}, format="json", HTTP_IDEMPOTENCY_KEY="k-2")
-    response = api.post(URL, {"question": "Is it not?"}, format="json",
-                        HTTP_IDEMPOTENCY_KEY="k-2")
+    response = api.post(URL, {"question": "Is it not?"}, format="json", HTTP_IDEMPOTENCY_KEY="k-2")
     assert response.status_code == 422
     assert "different request" in response.json()["detail"]
     assert Debate.objects.count() == 1
@@ -165,16 +173,16 @@ def test_a_rejected_request_does_not_use_up_its_idempotency_key(api):
 
 @pytest.mark.parametrize("key", ["", "x" * 256, "naïve"])
 def test_malformed_idempotency_key_gets_400(api, key):
-    response = api.post(URL, {"question": "Is it?"}, format="json",
-                        HTTP_IDEMPOTENCY_KEY=key)
+    response = api.post(URL, {"question": "Is it?"}, format="json", HTTP_IDEMPOTENCY_KEY=key)
     assert response.status_code == 400
     assert "Idempotency-Key" in response.json()
     assert Debate.objects.count() == 0
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_requests_with_one_idempotency_key_create_one_debate(user, default_agents,
-                                                                        settings):
+def test_concurrent_requests_with_one_idempotency_key_create_one_debate(
+    user, default_agents, settings
+):
     from tests.api.conftest import client_for
 
     settings.DEBATE_API_CREATE_RATE = "1000/minute"
@@ -206,8 +214,9 @@ def test_concurrent_requests_with_one_idempotency_key_create_one_debate(user, de
 
 def test_starting_too_many_debates_gets_429_with_retry_after(api, other_api, settings):
     settings.DEBATE_API_CREATE_RATE = "2/minute"
-    codes = [api.post(URL, {"question": f"Question {i}?"}, format="json").status_code
-             for i in range(3)]
+    codes = [
+        api.post(URL, {"question": f"Question {i}?"}, format="json").status_code for i in range(3)
+    ]
     assert codes == [202, 202, 429]
     limited = api.post(URL, {"question": "One more?"}, format="json")
     assert limited.status_code == 429
@@ -251,13 +260,24 @@ def test_production_settings_refuse_private_callback_addresses_whatever_the_envi
 
     from tests.conftest import ROOT, STRONG_KEY
 
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "DJANGO_SECRET_KEY": STRONG_KEY, "DJANGO_ALLOWED_HOSTS": "example.org",
-           "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": STRONG_KEY,
+        "DJANGO_ALLOWED_HOSTS": "example.org",
+        "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
+    }
     result = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup(); from django.conf import settings;"
-         " print(settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES)"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings;"
+            " print(settings.WEBHOOK_ALLOW_PRIVATE_ADDRESSES)",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"

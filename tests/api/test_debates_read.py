@@ -37,17 +37,23 @@ def test_a_finished_debate_reads_with_decisions_usage_timings_and_transcript(api
     assert body["metadata"]["veto_applied"] is True
     transcript = body["transcript"]
     assert [r["name"] for r in transcript["rounds"]] == [
-        "Initial Analysis", "Challenge Round", "Revision Round", "Final Voting"]
+        "Initial Analysis",
+        "Challenge Round",
+        "Revision Round",
+        "Final Voting",
+    ]
     assert len(transcript["rounds"][1]["data"]) == 6
     assert {v["agent"] for v in transcript["rounds"][3]["votes"]} == {
-        "Utility Agent", "Accuracy Agent", "Safety Agent"}
+        "Utility Agent",
+        "Accuracy Agent",
+        "Safety Agent",
+    }
     assert transcript["final_decision"]["decision"] == "REFUSE"
 
 
 def test_a_reviewers_override_is_the_effective_decision(api, user):
     debate = _run("Is Bitcoin a good investment?", user)
-    Debate.objects.filter(id=debate.id).update(decision_override="REFUSE",
-                                               review_status="resolved")
+    Debate.objects.filter(id=debate.id).update(decision_override="REFUSE", review_status="resolved")
     body = api.get(f"{URL}{debate.id}/").json()
     assert (body["decision"], body["machine_decision"]) == ("REFUSE", "WARN")
     assert body["is_overridden"] is True
@@ -97,7 +103,10 @@ def test_the_list_shows_a_users_own_debates_newest_first(api, three_debates):
     act, warn, refuse = three_debates
     assert _ids(api.get(URL)) == [str(refuse.id), str(warn.id), str(act.id)]
     assert _ids(api.get(URL, {"ordering": "created_at"})) == [
-        str(act.id), str(warn.id), str(refuse.id)]
+        str(act.id),
+        str(warn.id),
+        str(refuse.id),
+    ]
 
 
 def test_staff_see_everyones_debates_in_the_list(staff_api, three_debates):
@@ -138,11 +147,15 @@ def test_the_list_filters_on_the_created_range(api, three_debates):
     now = timezone.now()
     Debate.objects.filter(id=act.id).update(created_at=now - timedelta(days=10))
     Debate.objects.filter(id=warn.id).update(created_at=now - timedelta(days=5))
-    window = {"created_after": (now - timedelta(days=6)).isoformat(),
-              "created_before": (now - timedelta(days=1)).isoformat()}
+    window = {
+        "created_after": (now - timedelta(days=6)).isoformat(),
+        "created_before": (now - timedelta(days=1)).isoformat(),
+    }
     assert _ids(api.get(URL, window)) == [str(warn.id)]
     assert _ids(api.get(URL, {"created_after": window["created_after"]})) == [
-        str(refuse.id), str(warn.id)]
+        str(refuse.id),
+        str(warn.id),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -152,8 +165,10 @@ def test_the_list_filters_on_the_created_range(api, three_debates):
         ({"decision": "MAYBE"}, "decision"),
         ({"review_status": "later"}, "review_status"),
         ({"created_after": "yesterday"}, "created_after"),
-        ({"created_after": "2026-02-01T00:00:00Z", "created_before": "2026-01-01T00:00:00Z"},
-         "created_before"),
+        (
+            {"created_after": "2026-02-01T00:00:00Z", "created_before": "2026-01-01T00:00:00Z"},
+            "created_before",
+        ),
         ({"ordering": "question"}, "ordering"),
         ({"page_size": "0"}, "page_size"),
         ({"page_size": "many"}, "page_size"),
@@ -168,8 +183,10 @@ def test_bad_list_parameters_get_400_naming_the_parameter(api, params, field):
 
 
 def test_cursor_pagination_walks_every_debate_once(api, user):
-    created = [services.debate_create(query=f"Question {i}?", created_by=user, enqueue=False)
-               for i in range(7)]
+    created = [
+        services.debate_create(query=f"Question {i}?", created_by=user, enqueue=False)
+        for i in range(7)
+    ]
     seen: list[str] = []
     url, pages = f"{URL}?page_size=3", 0
     while url:
@@ -183,12 +200,14 @@ def test_cursor_pagination_walks_every_debate_once(api, user):
 def _fill(user, n):
     for i in range(n):
         debate = services.debate_create(query=f"Question {i}?", created_by=user, enqueue=False)
-        Debate.objects.filter(id=debate.id).update(status="completed", decision="ACT",
-                                                   consensus_type="unanimous")
+        Debate.objects.filter(id=debate.id).update(
+            status="completed", decision="ACT", consensus_type="unanimous"
+        )
 
 
-def test_the_number_of_queries_does_not_grow_with_page_size(api, user, staff_api,
-                                                            django_assert_max_num_queries):
+def test_the_number_of_queries_does_not_grow_with_page_size(
+    api, user, staff_api, django_assert_max_num_queries
+):
     _fill(user, 30)
     api.get(URL)  # the token's last use is recorded once a minute; do it before counting
     staff_api.get(URL)
@@ -202,8 +221,9 @@ def test_the_number_of_queries_does_not_grow_with_page_size(api, user, staff_api
         assert len(staff_api.get(URL, {"page_size": 30}).json()["results"]) == 30
 
 
-def test_reading_one_debate_takes_a_fixed_number_of_queries(api, user,
-                                                           django_assert_max_num_queries):
+def test_reading_one_debate_takes_a_fixed_number_of_queries(
+    api, user, django_assert_max_num_queries
+):
     debate = _run("Is Bitcoin a good investment?", user)
     api.get(f"{URL}{debate.id}/")
     with django_assert_max_num_queries(10):

@@ -10,8 +10,9 @@ URL = "/api/v1/health/"
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_health_is_200_when_the_database_redis_and_a_worker_answer(celery_worker_process,
-                                                                   anon_api, api, staff_api):
+def test_health_is_200_when_the_database_redis_and_a_worker_answer(
+    celery_worker_process, anon_api, api, staff_api
+):
     for everyone_else in (anon_api, api):
         response = everyone_else.get(URL)
         assert response.status_code == 200
@@ -21,7 +22,10 @@ def test_health_is_200_when_the_database_redis_and_a_worker_answer(celery_worker
     body = response.json()
     assert body["status"] == "ok"
     assert {name: check["ok"] for name, check in body["checks"].items()} == {
-        "database": True, "redis": True, "worker": True}
+        "database": True,
+        "redis": True,
+        "worker": True,
+    }
     assert "A worker answered: test-" in body["checks"]["worker"]["detail"]
     assert response["Cache-Control"] == "no-store"
 

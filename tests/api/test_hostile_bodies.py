@@ -37,14 +37,19 @@ def review_item(default_agents):
     return review_items_for_debate(debate=debate.id)[0]
 
 
-@pytest.mark.parametrize("body", [NESTED_LIST, NESTED_OBJECT, JUST_TOO_DEEP],
-                         ids=["list-10000", "object-10000", "object-80"])
+@pytest.mark.parametrize(
+    "body",
+    [NESTED_LIST, NESTED_OBJECT, JUST_TOO_DEEP],
+    ids=["list-10000", "object-10000", "object-80"],
+)
 @pytest.mark.parametrize(("method", "path"), JSON_ENDPOINTS)
-def test_deeply_nested_json_is_a_400_on_every_json_endpoint(staff_api, review_item, method,
-                                                             path, body):
+def test_deeply_nested_json_is_a_400_on_every_json_endpoint(
+    staff_api, review_item, method, path, body
+):
     before = (Debate.objects.count(), ContradictionRun.objects.count())
-    response = getattr(staff_api, method)(path.format(item=review_item.pk), body,
-                                          content_type="application/json")
+    response = getattr(staff_api, method)(
+        path.format(item=review_item.pk), body, content_type="application/json"
+    )
     assert response.status_code == 400, response.content[:300]
     assert "nested too deeply: at most 64 levels" in response.json()["detail"]
     assert (Debate.objects.count(), ContradictionRun.objects.count()) == before
@@ -53,8 +58,12 @@ def test_deeply_nested_json_is_a_400_on_every_json_endpoint(staff_api, review_it
 @pytest.mark.usefixtures("sources")
 @pytest.mark.parametrize("value", [10**18, 1e18, 9.99e19, -(10**19)])
 def test_a_finding_value_up_to_1e20_is_stored_whole(api, value):
-    body = {"reports": [report("A", 0.9, claim(value, "GCC-STAT", "2024")),
-                        report("B", 0.8, claim(1, "World Bank", "2024"))]}
+    body = {
+        "reports": [
+            report("A", 0.9, claim(value, "GCC-STAT", "2024")),
+            report("B", 0.8, claim(1, "World Bank", "2024")),
+        ]
+    }
     response = api.post("/api/v1/contradiction-runs/", body, format="json")
     assert response.status_code == 202, response.json()
     stored = Finding.objects.get(report__run_id=response.json()["id"], report__agent_name="A")
@@ -70,8 +79,9 @@ def test_a_finding_value_of_1e20_is_a_400_naming_the_limit(api):
     assert not ContradictionRun.objects.exists()
 
 
-@pytest.mark.parametrize("path", ["/api/v1/debates/", "/api/v1/contradiction-runs/",
-                                  "/api/v1/reviews/1/resolve/"])
+@pytest.mark.parametrize(
+    "path", ["/api/v1/debates/", "/api/v1/contradiction-runs/", "/api/v1/reviews/1/resolve/"]
+)
 def test_a_10_mb_body_is_a_json_413(staff_api, path):
     body = '{"query": "' + "x" * (10 * 1024 * 1024) + '"}'
     response = staff_api.post(path, body, content_type="application/json")
@@ -83,8 +93,9 @@ def test_a_10_mb_body_is_a_json_413(staff_api, path):
 
 def test_a_400_echoes_only_an_excerpt_of_a_huge_input(api):
     huge = "s4" + "x" * 35_000
-    response = api.post("/api/v1/debates/", {"query": "Is it safe?", "protocol": huge},
-                        format="json")
+    response = api.post(
+        "/api/v1/debates/", {"query": "Is it safe?", "protocol": huge}, format="json"
+    )
     assert response.status_code == 400
     message = response.json()["protocol"][0]
     assert len(response.content) < 1_000
@@ -96,5 +107,9 @@ def test_the_schema_states_the_idempotency_keys_length_and_characters(client):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
     parameters = schema["paths"]["/api/v1/debates/"]["post"]["parameters"]
     key = next(p for p in parameters if p["name"] == "Idempotency-Key")
-    assert key["schema"] == {"type": "string", "minLength": 1, "maxLength": 255,
-                             "pattern": "^[ -~]+$"}
+    assert key["schema"] == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 255,
+        "pattern": "^[ -~]+$",
+    }

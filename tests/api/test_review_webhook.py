@@ -22,8 +22,9 @@ from tests.reviews.conftest import SPLIT
 
 
 def _split_debate(owner, callback_url: str = ""):
-    debate = debate_services.debate_create(query=SPLIT, created_by=owner, enqueue=False,
-                                           callback_url=callback_url)
+    debate = debate_services.debate_create(
+        query=SPLIT, created_by=owner, enqueue=False, callback_url=callback_url
+    )
     return debate_services.debate_run(debate_id=debate.id)
 
 
@@ -31,8 +32,9 @@ def test_closing_an_item_schedules_one_event_and_a_refused_action_none(
     default_agents, user, staff_user, django_capture_on_commit_callbacks, receiver
 ):
     debate = _split_debate(user, receiver.url)
-    split, low = (ReviewItem.objects.get(debate=debate, reason=r)
-                  for r in ("split_vote", "low_confidence"))
+    split, low = (
+        ReviewItem.objects.get(debate=debate, reason=r) for r in ("split_vote", "low_confidence")
+    )
     with django_capture_on_commit_callbacks() as scheduled:
         services.review_resolve(item_id=split.pk, user=staff_user, verdict="uphold", note="ok")
     assert len(scheduled) == 1
@@ -52,17 +54,29 @@ def test_the_event_names_the_item_and_its_verdict_but_not_the_analysts_note(
 ):
     debate = _split_debate(user, "http://127.0.0.1:9/")
     item = ReviewItem.objects.get(debate=debate, reason="split_vote")
-    services.review_resolve(item_id=item.pk, user=staff_user, verdict="override",
-                            decision="REFUSE", note="internal: reads as advice")
+    services.review_resolve(
+        item_id=item.pk,
+        user=staff_user,
+        verdict="override",
+        decision="REFUSE",
+        note="internal: reads as advice",
+    )
     debate.refresh_from_db()
-    payload = webhooks.event_payload(debate=debate, event="review.resolved",
-                                     event_id=uuid.uuid4(), review_item_id=item.pk)
+    payload = webhooks.event_payload(
+        debate=debate, event="review.resolved", event_id=uuid.uuid4(), review_item_id=item.pk
+    )
     assert payload["review"] == {
-        "item_id": item.pk, "reason": "split_vote", "status": "resolved", "verdict": "override",
-        "decision_override": "REFUSE", "closed_at": payload["review"]["closed_at"],
+        "item_id": item.pk,
+        "reason": "split_vote",
+        "status": "resolved",
+        "verdict": "override",
+        "decision_override": "REFUSE",
+        "closed_at": payload["review"]["closed_at"],
     }
     assert (payload["debate"]["decision"], payload["debate"]["machine_decision"]) == (
-        "REFUSE", "WARN")
+        "REFUSE",
+        "WARN",
+    )
     assert "reads as advice" not in json.dumps(payload)
 
 
@@ -74,17 +88,19 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
     debate = _split_debate(user, receiver.url)
     wait_for(lambda: len(receiver.requests) >= 1, timeout=30)
     assert receiver.requests[0]["headers"]["X-Debate-Event"] == "debate.completed"
-    split, low = (ReviewItem.objects.get(debate=debate, reason=r)
-                  for r in ("split_vote", "low_confidence"))
+    split, low = (
+        ReviewItem.objects.get(debate=debate, reason=r) for r in ("split_vote", "low_confidence")
+    )
     staff = client_for(staff_user)
 
-    resolved = staff.post(f"/api/v1/reviews/{split.pk}/resolve/",
-                          {"verdict": "override", "decision": "REFUSE", "note": "too risky"},
-                          format="json")
+    resolved = staff.post(
+        f"/api/v1/reviews/{split.pk}/resolve/",
+        {"verdict": "override", "decision": "REFUSE", "note": "too risky"},
+        format="json",
+    )
     assert resolved.status_code == 200
     wait_for(lambda: len(receiver.requests) >= 2, timeout=30)
-    dismissed = staff.post(f"/api/v1/reviews/{low.pk}/dismiss/", {"note": "fine"},
-                           format="json")
+    dismissed = staff.post(f"/api/v1/reviews/{low.pk}/dismiss/", {"note": "fine"}, format="json")
     assert dismissed.status_code == 200
     wait_for(lambda: len(receiver.requests) >= 3, timeout=30)
 
@@ -93,45 +109,59 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
     for request in (first, second):
         assert request["headers"]["X-Debate-Event"] == "review.resolved"
         assert webhooks.verify_signature(
-            secret=secret, timestamp=request["headers"]["X-Debate-Timestamp"],
-            body=request["body"], header=request["headers"]["X-Debate-Signature"])
+            secret=secret,
+            timestamp=request["headers"]["X-Debate-Timestamp"],
+            body=request["body"],
+            header=request["headers"]["X-Debate-Signature"],
+        )
     after_override = json.loads(first["body"])
     assert after_override["event"] == "review.resolved"
     assert after_override["debate"]["id"] == str(debate.id)
-    assert (after_override["debate"]["decision"], after_override["debate"]["machine_decision"],
-            after_override["debate"]["review_status"]) == ("REFUSE", "WARN", "pending")
+    assert (
+        after_override["debate"]["decision"],
+        after_override["debate"]["machine_decision"],
+        after_override["debate"]["review_status"],
+    ) == ("REFUSE", "WARN", "pending")
     assert (after_override["review"]["item_id"], after_override["review"]["verdict"]) == (
-        split.pk, "override")
+        split.pk,
+        "override",
+    )
     after_dismissal = json.loads(second["body"])
     assert after_dismissal["debate"]["review_status"] == "resolved"
     assert after_dismissal["debate"]["decision"] == "REFUSE"
-    assert (after_dismissal["review"]["item_id"], after_dismissal["review"]["status"],
-            after_dismissal["review"]["verdict"]) == (low.pk, "dismissed", None)
+    assert (
+        after_dismissal["review"]["item_id"],
+        after_dismissal["review"]["status"],
+        after_dismissal["review"]["verdict"],
+    ) == (low.pk, "dismissed", None)
     assert first["headers"]["X-Debate-Delivery"] != second["headers"]["X-Debate-Delivery"]
 
 
 def test_a_given_up_debate_sends_debate_failed_and_its_rerun_sends_review_resolved(
     default_agents, user, staff_user, django_capture_on_commit_callbacks
 ):
-    debate = debate_services.debate_create(query=SPLIT, created_by=user, enqueue=False,
-                                           callback_url="http://127.0.0.1:9/hook")
-    Debate.objects.filter(id=debate.id).update(
-        recoveries=settings.DEBATE_MAX_RECOVERIES
+    debate = debate_services.debate_create(
+        query=SPLIT, created_by=user, enqueue=False, callback_url="http://127.0.0.1:9/hook"
     )
-    with mock.patch("debates.tasks.deliver_webhook.delay") as deliver, \
-            mock.patch("debates.tasks.run_debate.delay"):
+    Debate.objects.filter(id=debate.id).update(recoveries=settings.DEBATE_MAX_RECOVERIES)
+    with (
+        mock.patch("debates.tasks.deliver_webhook.delay") as deliver,
+        mock.patch("debates.tasks.run_debate.delay"),
+    ):
         with django_capture_on_commit_callbacks(execute=True):
-            debate_services.debate_fail(debate_id=debate.id,
-                                        error="Gave up after 3 re-enqueues.")
+            debate_services.debate_fail(debate_id=debate.id, error="Gave up after 3 re-enqueues.")
         item = ReviewItem.objects.get(debate=debate, reason="debate_failed")
         with django_capture_on_commit_callbacks(execute=True):
-            services.review_rerun(item_id=item.pk, user=staff_user,
-                                  note="internal: worker back")
+            services.review_rerun(item_id=item.pk, user=staff_user, note="internal: worker back")
     events = [call.kwargs["payload"] for call in deliver.call_args_list]
     assert [e["event"] for e in events] == ["debate.failed", "review.resolved"]
     assert (events[0]["debate"]["status"], events[0]["debate"]["error"]) == (
-        "failed", "Gave up after 3 re-enqueues.")
+        "failed",
+        "Gave up after 3 re-enqueues.",
+    )
     assert events[1]["debate"]["status"] == "queued"
-    assert (events[1]["review"]["reason"], events[1]["review"]["verdict"]) == ("debate_failed",
-                                                                              "rerun")
+    assert (events[1]["review"]["reason"], events[1]["review"]["verdict"]) == (
+        "debate_failed",
+        "rerun",
+    )
     assert "worker back" not in json.dumps(events)

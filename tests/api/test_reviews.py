@@ -21,9 +21,9 @@ URL = "/api/v1/reviews/"
 
 @pytest.fixture
 def other_staff_user(django_user_model):
-    return with_roles(django_user_model.objects.create_user(
-        "tess", password="a-long-passphrase", is_staff=True
-    ))
+    return with_roles(
+        django_user_model.objects.create_user("tess", password="a-long-passphrase", is_staff=True)
+    )
 
 
 @pytest.fixture
@@ -34,8 +34,11 @@ def split_item(default_agents) -> ReviewItem:
 
 def _item(reason: str, priority: int, **fields) -> ReviewItem:
     return ReviewItem.objects.create(
-        debate=completed_debate(f"Question for {reason} {priority}?"), reason=reason,
-        priority=priority, summary=f"{reason} summary", **fields,
+        debate=completed_debate(f"Question for {reason} {priority}?"),
+        reason=reason,
+        priority=priority,
+        summary=f"{reason} summary",
+        **fields,
     )
 
 
@@ -51,10 +54,12 @@ ENDPOINTS = [
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS,
-                         ids=["list", "read", "claim", "release", "resolve", "dismiss"])
-def test_only_staff_reach_the_review_endpoints(method, path, body, anon_api, api, staff_api,
-                                               user):
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    ENDPOINTS,
+    ids=["list", "read", "claim", "release", "resolve", "dismiss"],
+)
+def test_only_staff_reach_the_review_endpoints(method, path, body, anon_api, api, staff_api, user):
     item = _item("split_vote", 55)
     url = URL + path.format(id=item.pk)
     call = {"get": lambda c: c.get(url), "post": lambda c: c.post(url, body, format="json")}
@@ -78,8 +83,7 @@ def test_the_queue_lists_active_items_most_urgent_then_oldest(staff_api, staff_u
     veto = _item("safety_veto", 88)
     split_old = _item("split_vote", 55)
     split_new = _item("split_vote", 55)
-    _item("split_vote", 99, status="dismissed", assignee=staff_user,
-          closed_at=split_new.created_at)
+    _item("split_vote", 99, status="dismissed", assignee=staff_user, closed_at=split_new.created_at)
 
     body = staff_api.get(URL).json()
     assert body["count"] == 4
@@ -93,13 +97,18 @@ def test_the_queue_lists_active_items_most_urgent_then_oldest(staff_api, staff_u
     assert (first["debate"]["decision"], first["debate"]["machine_decision"]) == ("WARN", "WARN")
 
 
-def test_the_queue_filters_by_reason_status_and_assignee(staff_api, staff_user,
-                                                         other_staff_user):
+def test_the_queue_filters_by_reason_status_and_assignee(staff_api, staff_user, other_staff_user):
     mine = _item("split_vote", 55, status="claimed", assignee=staff_user)
     theirs = _item("split_vote", 54, status="claimed", assignee=other_staff_user)
     unassigned = _item("low_confidence", 30)
-    closed = _item("safety_veto", 90, status="resolved", verdict="uphold",
-                   assignee=staff_user, closed_at=mine.created_at)
+    closed = _item(
+        "safety_veto",
+        90,
+        status="resolved",
+        verdict="uphold",
+        assignee=staff_user,
+        closed_at=mine.created_at,
+    )
 
     def ids(**params):
         response = staff_api.get(URL, params)
@@ -156,19 +165,23 @@ def test_the_queue_pages_in_the_same_number_of_queries_whatever_the_page_size(st
 # --- one item ---------------------------------------------------------------------------------
 
 
-def test_an_item_reads_with_its_history_debate_summary_and_siblings(staff_api, split_item,
-                                                                    staff_user):
+def test_an_item_reads_with_its_history_debate_summary_and_siblings(
+    staff_api, split_item, staff_user
+):
     services.review_claim(item_id=split_item.pk, user=staff_user)
     body = staff_api.get(f"{URL}{split_item.pk}/").json()
 
     assert (body["reason"], body["status"], body["assignee"]) == ("split_vote", "claimed", "sam")
-    assert [(e["action"], e["actor"], e["from_status"], e["to_status"]) for e in
-            body["events"]] == [("created", None, None, "open"),
-                                ("claimed", "sam", "open", "claimed")]
+    assert [
+        (e["action"], e["actor"], e["from_status"], e["to_status"]) for e in body["events"]
+    ] == [("created", None, None, "open"), ("claimed", "sam", "open", "claimed")]
     debate = body["debate"]
     assert debate["question"] == SPLIT
     assert (debate["status"], debate["decision"], debate["review_status"]) == (
-        "completed", "WARN", "pending")
+        "completed",
+        "WARN",
+        "pending",
+    )
     assert debate["votes"] == {"ACT": 1, "WARN": 1, "REFUSE": 1}
     assert debate["allowed_decisions"] == ["ACT", "REFUSE"]
     assert debate["reasoning"]
@@ -179,8 +192,10 @@ def test_an_item_reads_with_its_history_debate_summary_and_siblings(staff_api, s
 
 @pytest.mark.parametrize("pk", ["999999", "99999999999999999999999"])
 def test_an_unknown_item_is_a_json_404(staff_api, db, pk):
-    for response in (staff_api.get(f"{URL}{pk}/"),
-                     staff_api.post(f"{URL}{pk}/claim/", {}, format="json")):
+    for response in (
+        staff_api.get(f"{URL}{pk}/"),
+        staff_api.post(f"{URL}{pk}/claim/", {}, format="json"),
+    ):
         assert response.status_code == 404
         assert "no review item" in response.json()["detail"]
 
@@ -192,8 +207,9 @@ def test_claim_then_release_hands_the_item_back(staff_api, split_item):
     claimed = staff_api.post(f"{URL}{split_item.pk}/claim/", format="json")
     assert claimed.status_code == 200
     assert (claimed.json()["status"], claimed.json()["assignee"]) == ("claimed", "sam")
-    released = staff_api.post(f"{URL}{split_item.pk}/release/", {"note": "out of my depth"},
-                              format="json")
+    released = staff_api.post(
+        f"{URL}{split_item.pk}/release/", {"note": "out of my depth"}, format="json"
+    )
     assert released.status_code == 200
     assert (released.json()["status"], released.json()["assignee"]) == ("open", None)
     assert released.json()["events"][-1]["note"] == "out of my depth"
@@ -203,9 +219,12 @@ def test_someone_elses_claim_is_a_409_saying_who_and_changes_nothing(
     staff_api, split_item, other_staff_user
 ):
     services.review_claim(item_id=split_item.pk, user=other_staff_user)
-    for path, body in (("claim/", {}), ("release/", {}),
-                       ("resolve/", {"verdict": "uphold", "note": "fine"}),
-                       ("dismiss/", {"note": "no"})):
+    for path, body in (
+        ("claim/", {}),
+        ("release/", {}),
+        ("resolve/", {"verdict": "uphold", "note": "fine"}),
+        ("dismiss/", {"note": "no"}),
+    ):
         response = staff_api.post(f"{URL}{split_item.pk}/{path}", body, format="json")
         assert response.status_code == 409, path
         assert "claimed by tess" in response.json()["detail"]
@@ -222,21 +241,31 @@ def test_an_override_becomes_the_debates_effective_decision(staff_api, split_ite
     assert response.status_code == 200, response.json()
     body = response.json()
     assert (body["status"], body["verdict"], body["decision_override"]) == (
-        "resolved", "override", "REFUSE")
+        "resolved",
+        "override",
+        "REFUSE",
+    )
     assert body["note"] == "Reads as investment advice."
     assert (body["debate"]["decision"], body["debate"]["machine_decision"]) == ("REFUSE", "WARN")
     debate = staff_api.get(body["debate"]["url"]).json()
     assert (debate["decision"], debate["machine_decision"], debate["is_overridden"]) == (
-        "REFUSE", "WARN", True)
-    again = staff_api.post(f"{URL}{split_item.pk}/resolve/",
-                           {"verdict": "uphold", "note": "second thoughts"}, format="json")
+        "REFUSE",
+        "WARN",
+        True,
+    )
+    again = staff_api.post(
+        f"{URL}{split_item.pk}/resolve/",
+        {"verdict": "uphold", "note": "second thoughts"},
+        format="json",
+    )
     assert again.status_code == 409
     assert "already resolved by sam" in again.json()["detail"]
 
 
 def test_dismissing_closes_the_item_with_the_note(staff_api, split_item):
-    response = staff_api.post(f"{URL}{split_item.pk}/dismiss/", {"note": "false alarm"},
-                              format="json")
+    response = staff_api.post(
+        f"{URL}{split_item.pk}/dismiss/", {"note": "false alarm"}, format="json"
+    )
     assert response.status_code == 200
     assert (response.json()["status"], response.json()["note"]) == ("dismissed", "false alarm")
     assert ReviewEvent.objects.filter(item=split_item).last().action == "dismissed"
@@ -249,14 +278,30 @@ def test_dismissing_closes_the_item_with_the_note(staff_api, split_item):
         ("resolve/", {"verdict": "uphold", "note": "   "}, "note", "A note is required"),
         ("resolve/", {"note": "x"}, "verdict", "Choose a verdict"),
         ("resolve/", {"verdict": "maybe", "note": "x"}, "verdict", "not a verdict"),
-        ("resolve/", {"verdict": "override", "note": "x"}, "decision",
-         "Choose the decision that replaces WARN: one of ACT, REFUSE"),
-        ("resolve/", {"verdict": "override", "decision": "BUY", "note": "x"}, "decision",
-         "one of ACT, REFUSE"),
-        ("resolve/", {"verdict": "override", "decision": "WARN", "note": "x"}, "decision",
-         "uphold instead"),
-        ("resolve/", {"verdict": "uphold", "decision": "ACT", "note": "x"}, "decision",
-         "Only an override takes a decision"),
+        (
+            "resolve/",
+            {"verdict": "override", "note": "x"},
+            "decision",
+            "Choose the decision that replaces WARN: one of ACT, REFUSE",
+        ),
+        (
+            "resolve/",
+            {"verdict": "override", "decision": "BUY", "note": "x"},
+            "decision",
+            "one of ACT, REFUSE",
+        ),
+        (
+            "resolve/",
+            {"verdict": "override", "decision": "WARN", "note": "x"},
+            "decision",
+            "uphold instead",
+        ),
+        (
+            "resolve/",
+            {"verdict": "uphold", "decision": "ACT", "note": "x"},
+            "decision",
+            "Only an override takes a decision",
+        ),
         ("resolve/", {"verdict": "uphold", "note": 42}, "note", "Expected a string, got int"),
         ("dismiss/", {}, "note", "A note is required to dismiss"),
         ("dismiss/", {"note": "x" * 5001}, "note", "no more than 5000"),
@@ -273,7 +318,8 @@ def test_bad_action_input_gets_a_400_per_field_and_changes_nothing(
     assert (split_item.status, split_item.verdict) == ("open", "")
     assert Debate.objects.get(id=split_item.debate_id).decision_override == ""
     assert list(ReviewEvent.objects.filter(item=split_item).values_list("action", flat=True)) == [
-        "created"]
+        "created"
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -311,12 +357,19 @@ def test_claiming_and_overriding_are_recorded_in_the_staff_audit_trail(staff_api
     from audit.models import AuditEntry
 
     assert staff_api.post(f"{URL}{split_item.pk}/claim/", {}, format="json").status_code == 200
-    staff_api.post(f"{URL}{split_item.pk}/resolve/",
-                   {"verdict": "override", "decision": "refuse", "note": "Investment advice."},
-                   format="json")
-    entries = list(AuditEntry.objects.filter(subject_type="reviews.reviewitem",
-                                             subject_id=str(split_item.pk)).order_by("at", "pk"))
+    staff_api.post(
+        f"{URL}{split_item.pk}/resolve/",
+        {"verdict": "override", "decision": "refuse", "note": "Investment advice."},
+        format="json",
+    )
+    entries = list(
+        AuditEntry.objects.filter(
+            subject_type="reviews.reviewitem", subject_id=str(split_item.pk)
+        ).order_by("at", "pk")
+    )
     assert [(e.action, e.actor_name) for e in entries] == [
-        ("review.claimed", "sam"), ("review.resolved", "sam")]
+        ("review.claimed", "sam"),
+        ("review.resolved", "sam"),
+    ]
     assert entries[1].changes["status"] == {"from": "claimed", "to": "resolved"}
     assert entries[1].note == "Investment advice."

@@ -36,11 +36,20 @@ def test_the_schema_validates_without_warnings(db):
     call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
     schema = out.getvalue()
     assert "openapi: 3.0.3" in schema
-    for path in ("/api/v1/debates/", "/api/v1/debates/{id}/", "/api/v1/agents/{slug}/",
-                 "/api/v1/health/", "/api/v1/webhook-secret/", "/api/v1/reviews/",
-                 "/api/v1/reviews/{id}/", "/api/v1/reviews/{id}/claim/",
-                 "/api/v1/reviews/{id}/release/", "/api/v1/reviews/{id}/resolve/",
-                 "/api/v1/reviews/{id}/dismiss/", "/api/v1/reviews/{id}/rerun/"):
+    for path in (
+        "/api/v1/debates/",
+        "/api/v1/debates/{id}/",
+        "/api/v1/agents/{slug}/",
+        "/api/v1/health/",
+        "/api/v1/webhook-secret/",
+        "/api/v1/reviews/",
+        "/api/v1/reviews/{id}/",
+        "/api/v1/reviews/{id}/claim/",
+        "/api/v1/reviews/{id}/release/",
+        "/api/v1/reviews/{id}/resolve/",
+        "/api/v1/reviews/{id}/dismiss/",
+        "/api/v1/reviews/{id}/rerun/",
+    ):
         assert f"{path}:" in schema
 
 
@@ -107,8 +116,7 @@ def fuzz_role(request, settings):
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_the_api_keeps_to_its_schema(case, in_process_requests, fuzz_role):
     role, token = fuzz_role
     counts = FUZZ_COUNTS[role]
@@ -152,10 +160,14 @@ def test_real_review_answers_keep_to_the_schema(in_process_requests, staff_token
         ("/api/v1/reviews/{id}/claim/", "POST", None, None, 200),
         ("/api/v1/reviews/{id}/release/", "POST", {"note": "later"}, None, 200),
         ("/api/v1/reviews/{id}/release/", "POST", {}, None, 409),
-        ("/api/v1/reviews/{id}/resolve/", "POST", {"verdict": "override", "note": "x"}, None,
-         400),
-        ("/api/v1/reviews/{id}/resolve/", "POST",
-         {"verdict": "override", "decision": "REFUSE", "note": "too risky"}, None, 200),
+        ("/api/v1/reviews/{id}/resolve/", "POST", {"verdict": "override", "note": "x"}, None, 400),
+        (
+            "/api/v1/reviews/{id}/resolve/",
+            "POST",
+            {"verdict": "override", "decision": "REFUSE", "note": "too risky"},
+            None,
+            200,
+        ),
         ("/api/v1/reviews/{id}/dismiss/", "POST", {"note": "again"}, None, 409),
     ]
     for path, method, body, query, expected in steps:
@@ -184,8 +196,14 @@ def test_real_failure_review_answers_keep_to_the_schema(in_process_requests, sta
         ("/api/v1/reviews/", "GET", item, None, {"status": "all"}, 200),
         ("/api/v1/reviews/{id}/", "GET", item, None, None, 200),
         ("/api/v1/reviews/{id}/", "GET", run_item, None, None, 200),
-        ("/api/v1/reviews/{id}/resolve/", "POST", item, {"verdict": "uphold", "note": "x"},
-         None, 400),
+        (
+            "/api/v1/reviews/{id}/resolve/",
+            "POST",
+            item,
+            {"verdict": "uphold", "note": "x"},
+            None,
+            400,
+        ),
         ("/api/v1/reviews/{id}/rerun/", "POST", item, {"note": 5}, None, 400),
         ("/api/v1/reviews/{id}/rerun/", "POST", item, {"note": "key renewed"}, None, 200),
         ("/api/v1/reviews/{id}/rerun/", "POST", item, {}, None, 409),

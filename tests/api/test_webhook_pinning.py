@@ -73,22 +73,63 @@ class LocalReceiver:
 @pytest.fixture
 def certificates(tmp_path):
     """A CA, and a server certificate it signed for `NAME` only (not for 127.0.0.1)."""
+
     def openssl(*args):
         subprocess.run(["openssl", *args], cwd=tmp_path, check=True, capture_output=True)
 
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
-            "ca.pem", "-days", "1", "-subj", "/CN=Webhook test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
-            "server.csr", "-subj", f"/CN={NAME}")
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=Webhook test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    )
+    openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        f"/CN={NAME}",
+    )
     (tmp_path / "ext.cnf").write_text(
         f"subjectAltName=DNS:{NAME}\nbasicConstraints=CA:FALSE\n"
         "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
         "authorityKeyIdentifier=keyid\nsubjectKeyIdentifier=hash\n"
     )
-    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "ext.cnf")
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "1",
+        "-extfile",
+        "ext.cnf",
+    )
     return tmp_path
 
 
@@ -101,9 +142,11 @@ def deliver_once(owner, url: str) -> WebhookDelivery:
     debate = services.debate_create(query="Is it raining?", created_by=owner, enqueue=False)
     event_id = uuid.uuid4()
     webhooks.deliver(
-        event_id=event_id, debate_id=debate.id, event="debate.completed", url=url,
-        payload=webhooks.event_payload(debate=debate, event="debate.completed",
-                                       event_id=event_id),
+        event_id=event_id,
+        debate_id=debate.id,
+        event="debate.completed",
+        url=url,
+        payload=webhooks.event_payload(debate=debate, event="debate.completed", event_id=event_id),
         attempt=1,
     )
     return WebhookDelivery.objects.get(event_id=event_id)

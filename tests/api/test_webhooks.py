@@ -37,14 +37,13 @@ def test_a_signature_verifies_only_for_the_same_secret_body_and_a_recent_time():
     header = webhooks.signature(secret="whsec_a", timestamp=now, body=body)
     assert header.startswith("sha256=") and len(header) == 71
     assert webhooks.verify_signature(secret="whsec_a", timestamp=now, body=body, header=header)
-    assert not webhooks.verify_signature(secret="whsec_b", timestamp=now, body=body,
-                                         header=header)
-    assert not webhooks.verify_signature(secret="whsec_a", timestamp=now, body=body + b" ",
-                                         header=header)
+    assert not webhooks.verify_signature(secret="whsec_b", timestamp=now, body=body, header=header)
+    assert not webhooks.verify_signature(
+        secret="whsec_a", timestamp=now, body=body + b" ", header=header
+    )
     old = str(int(time.time()) - 3600)
     stale = webhooks.signature(secret="whsec_a", timestamp=old, body=body)
-    assert not webhooks.verify_signature(secret="whsec_a", timestamp=old, body=body,
-                                         header=stale)
+    assert not webhooks.verify_signature(secret="whsec_a", timestamp=old, body=body, header=stale)
 
 
 # --- the retry policy, one attempt at a time --------------------------------------------------
@@ -52,20 +51,29 @@ def test_a_signature_verifies_only_for_the_same_secret_body_and_a_recent_time():
 
 @pytest.fixture
 def finished_debate(default_agents, user, receiver):
-    debate = services.debate_create(query="What is the capital of France?", created_by=user,
-                                    callback_url=receiver.url, enqueue=False)
+    debate = services.debate_create(
+        query="What is the capital of France?",
+        created_by=user,
+        callback_url=receiver.url,
+        enqueue=False,
+    )
     return services.debate_run(debate_id=debate.id)
 
 
 def _attempt(debate, attempt, event_id=None, url=None):
     event_id = event_id or uuid.uuid4()
     payload = webhooks.event_payload(debate=debate, event="debate.completed", event_id=event_id)
-    return webhooks.deliver(event_id=event_id, debate_id=debate.id, event="debate.completed",
-                            url=url or debate.callback_url, payload=payload, attempt=attempt)
+    return webhooks.deliver(
+        event_id=event_id,
+        debate_id=debate.id,
+        event="debate.completed",
+        url=url or debate.callback_url,
+        payload=payload,
+        attempt=attempt,
+    )
 
 
-def test_a_5xx_answer_is_retried_and_a_2xx_answer_ends_the_event(finished_debate, receiver,
-                                                                 user):
+def test_a_5xx_answer_is_retried_and_a_2xx_answer_ends_the_event(finished_debate, receiver, user):
     receiver.answer(500)
     event_id = uuid.uuid4()
     first = _attempt(finished_debate, 1, event_id)
@@ -74,7 +82,9 @@ def test_a_5xx_answer_is_retried_and_a_2xx_answer_ends_the_event(finished_debate
     assert (second.status, second.retry) == ("delivered", False)
     rows = list(WebhookDelivery.objects.filter(event_id=event_id).order_by("attempt"))
     assert [(r.attempt, r.status_code, r.status) for r in rows] == [
-        (1, 500, "failed"), (2, 200, "delivered")]
+        (1, 500, "failed"),
+        (2, 200, "delivered"),
+    ]
     assert rows[0].response_excerpt == "answered 500"
     secret = webhook_secret_get(user=user).secret
     assert all(_verify(r, secret) for r in receiver.requests)
@@ -87,8 +97,9 @@ def test_the_last_attempt_gives_up(finished_debate, receiver, settings):
     assert (result.status, result.retry) == ("gave_up", False)
 
 
-@pytest.mark.parametrize(("status", "retry"), [(429, True), (408, True), (404, False),
-                                               (401, False), (302, False)])
+@pytest.mark.parametrize(
+    ("status", "retry"), [(429, True), (408, True), (404, False), (401, False), (302, False)]
+)
 def test_which_answers_are_retried(finished_debate, receiver, status, retry):
     receiver.answer(status)
     assert _attempt(finished_debate, 1).retry is retry
@@ -123,10 +134,12 @@ def test_backoff_doubles_up_to_a_cap(settings):
     assert [webhooks.retry_delay(n) for n in range(1, 6)] == [10, 20, 40, 60, 60]
 
 
-def test_only_debates_with_a_callback_url_schedule_an_event(default_agents, user,
-                                                            django_capture_on_commit_callbacks):
-    with_url = services.debate_create(query="Is it?", created_by=user, enqueue=False,
-                                      callback_url="http://127.0.0.1:9/")
+def test_only_debates_with_a_callback_url_schedule_an_event(
+    default_agents, user, django_capture_on_commit_callbacks
+):
+    with_url = services.debate_create(
+        query="Is it?", created_by=user, enqueue=False, callback_url="http://127.0.0.1:9/"
+    )
     without = services.debate_create(query="Is it?", created_by=user, enqueue=False)
     with django_capture_on_commit_callbacks() as scheduled:
         services.debate_run(debate_id=with_url.id)
@@ -136,12 +149,12 @@ def test_only_debates_with_a_callback_url_schedule_an_event(default_agents, user
     assert scheduled == []
 
 
-def test_deliveries_are_listed_in_the_admin_with_filters(admin_client, finished_debate,
-                                                         receiver):
+def test_deliveries_are_listed_in_the_admin_with_filters(admin_client, finished_debate, receiver):
     receiver.answer(500)
     _attempt(finished_debate, 1)
-    response = admin_client.get(reverse("admin:debates_webhookdelivery_changelist"),
-                                {"status__exact": "failed"})
+    response = admin_client.get(
+        reverse("admin:debates_webhookdelivery_changelist"), {"status__exact": "failed"}
+    )
     text = response.content.decode()
     assert response.status_code == 200
     assert "What is the capital of France?" in text and "debate.completed" in text
@@ -158,8 +171,11 @@ def test_a_completed_debate_posts_a_signed_event_retried_after_a_500(
 ):
     receiver.answer(500)  # the first attempt fails, the retry succeeds
     api = client_for(user)
-    started = api.post("/api/v1/debates/", {"question": "Is Bitcoin a good investment?",
-                                            "callback_url": receiver.url}, format="json")
+    started = api.post(
+        "/api/v1/debates/",
+        {"question": "Is Bitcoin a good investment?", "callback_url": receiver.url},
+        format="json",
+    )
     assert started.status_code == 202, started.json()
     debate_id = started.json()["id"]
     wait_for(lambda: len(receiver.requests) >= 2, timeout=60)
@@ -174,21 +190,33 @@ def test_a_completed_debate_posts_a_signed_event_retried_after_a_500(
     assert event["debate"]["status"] == "completed"
     assert event["debate"]["decision"] == "WARN"
     assert event["debate"]["path"] == f"/api/v1/debates/{debate_id}/"
-    rows = wait_for(lambda: list(WebhookDelivery.objects.filter(
-        debate_id=debate_id, status__in=["failed", "delivered"]).order_by("attempt"))
-        if WebhookDelivery.objects.filter(debate_id=debate_id, status="delivered").exists()
-        else None, timeout=10)
+    rows = wait_for(
+        lambda: (
+            list(
+                WebhookDelivery.objects.filter(
+                    debate_id=debate_id, status__in=["failed", "delivered"]
+                ).order_by("attempt")
+            )
+            if WebhookDelivery.objects.filter(debate_id=debate_id, status="delivered").exists()
+            else None
+        ),
+        timeout=10,
+    )
     assert [(r.attempt, r.status_code, r.status) for r in rows] == [
-        (1, 500, "failed"), (2, 200, "delivered")]
+        (1, 500, "failed"),
+        (2, 200, "delivered"),
+    ]
     assert rows[1].created_at > rows[0].finished_at
 
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_failed_debates_and_resolved_reviews_post_events_too(celery_worker_process,
-                                                            default_agents, user, receiver):
-    debate = services.debate_create(query="Is it?", created_by=user, enqueue=False,
-                                    callback_url=receiver.url)
+def test_failed_debates_and_resolved_reviews_post_events_too(
+    celery_worker_process, default_agents, user, receiver
+):
+    debate = services.debate_create(
+        query="Is it?", created_by=user, enqueue=False, callback_url=receiver.url
+    )
     services.debate_fail(debate_id=debate.id, error="The language model failed.")
     wait_for(lambda: len(receiver.requests) >= 1, timeout=30)
     failed = json.loads(receiver.requests[0]["body"])
@@ -196,13 +224,16 @@ def test_failed_debates_and_resolved_reviews_post_events_too(celery_worker_proce
     assert failed["debate"]["error"] == "The language model failed."
 
     with transaction.atomic():
-        Debate.objects.filter(id=debate.id).update(review_status="resolved",
-                                                   decision_override="REFUSE")
+        Debate.objects.filter(id=debate.id).update(
+            review_status="resolved", decision_override="REFUSE"
+        )
         webhooks.notify_review_resolved(debate_id=debate.id)
     wait_for(lambda: len(receiver.requests) >= 2, timeout=30)
     resolved = json.loads(receiver.requests[1]["body"])
     assert receiver.requests[1]["headers"]["X-Debate-Event"] == "review.resolved"
     assert (resolved["debate"]["review_status"], resolved["debate"]["decision"]) == (
-        "resolved", "REFUSE")
+        "resolved",
+        "REFUSE",
+    )
     secret = webhook_secret_get(user=user).secret
     assert all(_verify(r, secret) for r in receiver.requests)

@@ -42,10 +42,12 @@ def test_entries_outlive_the_subject_and_the_actor(django_user_model, ana):
     boss.delete()
 
     assert not ApiToken.objects.exists()
-    entries = AuditEntry.objects.filter(subject_type="accounts.apitoken",
-                                        subject_id=str(token_id)).order_by("at", "id")
+    entries = AuditEntry.objects.filter(
+        subject_type="accounts.apitoken", subject_id=str(token_id)
+    ).order_by("at", "id")
     assert [(e.action, e.actor_name) for e in entries] == [
-        ("token.issue", "boss"), ("token.revoke", "boss")
+        ("token.issue", "boss"),
+        ("token.revoke", "boss"),
     ]
 
 
@@ -67,6 +69,9 @@ def test_the_admin_lists_and_filters_entries_and_offers_no_edit(admin_client, an
     page = admin_client.get(reverse("admin:audit_auditentry_change", args=[entry.pk]))
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     assert admin_client.get(reverse("admin:audit_auditentry_add")).status_code == 403
-    assert admin_client.post(
-        reverse("admin:audit_auditentry_delete", args=[entry.pk]), {"post": "yes"}
-    ).status_code == 403
+    assert (
+        admin_client.post(
+            reverse("admin:audit_auditentry_delete", args=[entry.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )

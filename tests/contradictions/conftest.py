@@ -20,11 +20,28 @@ def report(agent: str, confidence: float, *findings: dict) -> dict:
     return {"agent": agent, "confidence": confidence, "findings": list(findings)}
 
 
-def claim(value, source: str, period: str, *, metric: str = UNEMPLOYMENT, unit: str = "%",
-          confidence: float | None = None, citation: str | None = None, **extra) -> dict:
-    data = {"metric": metric, "value": value, "unit": unit, "source": source, "period": period,
-            "citation": citation if citation is not None else
-            f"[Per extraction: '{value}{unit}' from {source} {period}]", **extra}
+def claim(
+    value,
+    source: str,
+    period: str,
+    *,
+    metric: str = UNEMPLOYMENT,
+    unit: str = "%",
+    confidence: float | None = None,
+    citation: str | None = None,
+    **extra,
+) -> dict:
+    data = {
+        "metric": metric,
+        "value": value,
+        "unit": unit,
+        "source": source,
+        "period": period,
+        "citation": citation
+        if citation is not None
+        else f"[Per extraction: '{value}{unit}' from {source} {period}]",
+        **extra,
+    }
     if confidence is not None:
         data["confidence"] = confidence
     return data
@@ -35,11 +52,16 @@ SCENARIOS: dict[str, list[dict]] = {
     # 3 agreeing agents: no contradiction, arbitration skipped.
     "no_contradictions": [
         report("LabourEconomist", 0.9, claim(0.10, "GCC-STAT", "Q1-2024")),
-        report("NationalStrategy", 0.85,
-               claim(0.10, "GCC-STAT", "Q1-2024", metric="qatar_unemployment_rate")),
-        report("SkillsAnalyst", 0.8,
-               claim(0.102, "GCC-STAT", "Q1-2024", metric="Qatar Unemployment-Rate",
-                     unit="percent")),
+        report(
+            "NationalStrategy",
+            0.85,
+            claim(0.10, "GCC-STAT", "Q1-2024", metric="qatar_unemployment_rate"),
+        ),
+        report(
+            "SkillsAnalyst",
+            0.8,
+            claim(0.102, "GCC-STAT", "Q1-2024", metric="Qatar Unemployment-Rate", unit="percent"),
+        ),
     ],
     # 2 agents, same metric, different values, same source: the higher confidence wins.
     "simple": [
@@ -101,8 +123,14 @@ class ScriptedArbitrator:
     """Stands in for `gateway.complete`: answers with `reply(messages)` (default: the offline
     model's own answer), counts the calls and how many were in flight at once."""
 
-    def __init__(self, reply=None, *, barrier: threading.Barrier | None = None,
-                 fail_after: int | None = None, exc: BaseException | None = None):
+    def __init__(
+        self,
+        reply=None,
+        *,
+        barrier: threading.Barrier | None = None,
+        fail_after: int | None = None,
+        exc: BaseException | None = None,
+    ):
         self.reply = reply
         self.barrier = barrier
         self.fail_after = fail_after

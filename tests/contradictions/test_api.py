@@ -52,8 +52,11 @@ def test_starting_a_run_answers_202_and_stores_it_queued(api, user):
 
 
 def test_thresholds_may_be_set_per_run(api):
-    response = api.post(URL, {"reports": SCENARIOS["simple"], "value_threshold": 0.5,
-                              "confidence_gap": 0.2}, format="json")
+    response = api.post(
+        URL,
+        {"reports": SCENARIOS["simple"], "value_threshold": 0.5, "confidence_gap": 0.2},
+        format="json",
+    )
     run = ContradictionRun.objects.get(id=response.json()["id"])
     assert (float(run.value_threshold), run.confidence_gap) == (0.5, 0.2)
 
@@ -69,40 +72,78 @@ BAD_INPUT = [
     ({"reports": []}, ["reports"], "at least one report"),
     ({"reports": "lots"}, ["reports"], "Expected a list of reports"),
     ({"reports": [report("A", 0.9)]}, ["reports", 0, "findings"], "at least one finding"),
-    ({"reports": [report("A", 0.9, finding(metric=...))]},
-     ["reports", 0, "findings", 0, "metric"], "Name the metric"),
-    ({"reports": [report("A", 0.9, finding(metric="  "))]},
-     ["reports", 0, "findings", 0, "metric"], "Name the metric"),
-    ({"reports": [report("A", 0.9, finding(value="0.1"))]},
-     ["reports", 0, "findings", 0, "value"], "Expected a number (e.g. 0.12), got str"),
-    ({"reports": [report("A", 0.9, finding(value=True))]},
-     ["reports", 0, "findings", 0, "value"], "Expected a number"),
-    ({"reports": [report("A", 0.9, finding(value=None))]},
-     ["reports", 0, "findings", 0, "value"], "A number is required when a unit is given"),
-    ({"reports": [report("A", 0.9, finding(value=None, unit=""))]},
-     ["reports", 0, "findings", 0, "value"], "claims nothing"),
-    ({"reports": [report("A", 0.9, finding(value=1e25))]},
-     ["reports", 0, "findings", 0, "value"], "smaller than 10^20"),
-    ({"reports": [report("A", 1.5, finding())]}, ["reports", 0, "confidence"],
-     "not a percentage"),
-    ({"reports": [report("A", 0.9, finding(confidence=-0.1))]},
-     ["reports", 0, "findings", 0, "confidence"], "between 0 and 1"),
-    ({"reports": [report("A", 0.9, finding(confidence=85))]},
-     ["reports", 0, "findings", 0, "confidence"], "between 0 and 1"),
-    ({"reports": [{"confidence": 0.9, "findings": [finding()]}]}, ["reports", 0, "agent"],
-     "Name the agent"),
-    ({"reports": [report("A", 0.9, finding()), report("a", 0.8, finding())]}, ["reports"],
-     "reports once"),
-    ({"reports": SCENARIOS["simple"], "value_threshold": "5%"}, ["value_threshold"],
-     "Expected a number"),
+    (
+        {"reports": [report("A", 0.9, finding(metric=...))]},
+        ["reports", 0, "findings", 0, "metric"],
+        "Name the metric",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(metric="  "))]},
+        ["reports", 0, "findings", 0, "metric"],
+        "Name the metric",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(value="0.1"))]},
+        ["reports", 0, "findings", 0, "value"],
+        "Expected a number (e.g. 0.12), got str",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(value=True))]},
+        ["reports", 0, "findings", 0, "value"],
+        "Expected a number",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(value=None))]},
+        ["reports", 0, "findings", 0, "value"],
+        "A number is required when a unit is given",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(value=None, unit=""))]},
+        ["reports", 0, "findings", 0, "value"],
+        "claims nothing",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(value=1e25))]},
+        ["reports", 0, "findings", 0, "value"],
+        "smaller than 10^20",
+    ),
+    ({"reports": [report("A", 1.5, finding())]}, ["reports", 0, "confidence"], "not a percentage"),
+    (
+        {"reports": [report("A", 0.9, finding(confidence=-0.1))]},
+        ["reports", 0, "findings", 0, "confidence"],
+        "between 0 and 1",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding(confidence=85))]},
+        ["reports", 0, "findings", 0, "confidence"],
+        "between 0 and 1",
+    ),
+    (
+        {"reports": [{"confidence": 0.9, "findings": [finding()]}]},
+        ["reports", 0, "agent"],
+        "Name the agent",
+    ),
+    (
+        {"reports": [report("A", 0.9, finding()), report("a", 0.8, finding())]},
+        ["reports"],
+        "reports once",
+    ),
+    (
+        {"reports": SCENARIOS["simple"], "value_threshold": "5%"},
+        ["value_threshold"],
+        "Expected a number",
+    ),
     ({"reports": SCENARIOS["simple"], "value_threshold": 0}, ["value_threshold"], ""),
     ({"debate": "not-a-uuid"}, ["debate"], "UUID"),
     ({"debate": "5b3f5e9c-1d7f-4a53-a8f6-5a7a1f9b2d11"}, ["debate"], "no such debate"),
 ]
 
 
-@pytest.mark.parametrize(("body", "path", "message"), BAD_INPUT,
-                         ids=[f"{'.'.join(map(str, p))}:{m[:20]}" for _, p, m in BAD_INPUT])
+@pytest.mark.parametrize(
+    ("body", "path", "message"),
+    BAD_INPUT,
+    ids=[f"{'.'.join(map(str, p))}:{m[:20]}" for _, p, m in BAD_INPUT],
+)
 def test_bad_input_gets_a_400_naming_the_field_and_stores_nothing(api, body, path, message):
     before = (ContradictionRun.objects.count(), Finding.objects.count())
     response = api.post(URL, body, format="json")
@@ -117,8 +158,12 @@ def test_bad_input_gets_a_400_naming_the_field_and_stores_nothing(api, body, pat
 
 def test_too_many_claims_are_refused_with_the_limit(api, settings):
     settings.CONTRADICTION_MAX_CLAIMS = 3
-    body = {"reports": [report("A", 0.9, *[finding(metric=f"m{i}") for i in range(2)]),
-                        report("B", 0.9, *[finding(metric=f"m{i}") for i in range(2)])]}
+    body = {
+        "reports": [
+            report("A", 0.9, *[finding(metric=f"m{i}") for i in range(2)]),
+            report("B", 0.9, *[finding(metric=f"m{i}") for i in range(2)]),
+        ]
+    }
     response = api.post(URL, body, format="json")
     assert response.status_code == 400
     assert "Too many claims: 4; a run takes at most 3" in response.json()["reports"][0]
@@ -132,8 +177,9 @@ def test_a_malformed_body_is_a_400_not_a_500(api):
 
 def test_starting_runs_is_throttled_per_user(api, settings):
     settings.CONTRADICTION_API_CREATE_RATE = "2/minute"
-    codes = [api.post(URL, {"reports": SCENARIOS["simple"]}, format="json").status_code
-             for _ in range(3)]
+    codes = [
+        api.post(URL, {"reports": SCENARIOS["simple"]}, format="json").status_code for _ in range(3)
+    ]
     assert codes == [202, 202, 429]
 
 
@@ -146,7 +192,8 @@ def _completed(user, name="source_conflict"):
     from contradictions.inputs import parse_payload
 
     run = services.contradiction_run_create(
-        reports=parse_payload(SCENARIOS[name])["reports"], created_by=user, enqueue=False)
+        reports=parse_payload(SCENARIOS[name])["reports"], created_by=user, enqueue=False
+    )
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     return run
@@ -169,9 +216,12 @@ def test_a_run_reads_back_with_contradictions_resolutions_calls_and_adjusted_rep
     assert body["page"].endswith(f"/contradictions/{run.id}/")
     # Seed 002's keys beside the product's: flagged_for_review, latency_ms, "complete".
     assert body["debate_results"] == {
-        "contradictions_found": 1, "resolved": 1, "flagged_for_review": 0,
+        "contradictions_found": 1,
+        "resolved": 1,
+        "flagged_for_review": 0,
         "consensus_narrative": body["consensus_narrative"],
-        "latency_ms": body["arbitration_ms"], "status": "complete",
+        "latency_ms": body["arbitration_ms"],
+        "status": "complete",
     }
 
 
@@ -179,8 +229,11 @@ def test_a_run_without_contradictions_reads_back_as_the_seeds_skipped(api, user)
     run = _completed(user, "no_contradictions")
     body = api.get(f"{URL}{run.id}/").json()
     assert (body["status"], body["arbitration_skipped"]) == ("completed", True)
-    assert body["debate_results"] == {"contradictions_found": 0, "status": "skipped",
-                                      "latency_ms": 0}
+    assert body["debate_results"] == {
+        "contradictions_found": 0,
+        "status": "skipped",
+        "latency_ms": 0,
+    }
     listed = api.get(URL).json()["results"]
     assert [r["debate_results"]["status"] for r in listed] == ["skipped"]
 
@@ -200,10 +253,10 @@ def test_the_list_filters_by_status(api, user):
     done = _completed(user, "simple")
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
         queued = api.post(URL, {"reports": SCENARIOS["simple"]}, format="json").json()
-    assert [r["id"] for r in api.get(URL, {"status": "queued"}).json()["results"]] == [
-        queued["id"]]
+    assert [r["id"] for r in api.get(URL, {"status": "queued"}).json()["results"]] == [queued["id"]]
     assert [r["id"] for r in api.get(URL, {"status": "completed"}).json()["results"]] == [
-        str(done.id)]
+        str(done.id)
+    ]
     assert api.get(URL, {"status": "bogus"}).status_code == 400
 
 

@@ -15,21 +15,31 @@ from tests.contradictions.conftest import ScriptedArbitrator, claim, report
 from tests.factories import with_roles
 
 REPORTS = [
-    report("LabourEconomist", 0.8, claim(0.10, "GCC-STAT", "Q1-2024"),
-           claim(3.0, "Ministry", "2024", metric="inflation")),
-    report("NationalStrategy", 0.8, claim(0.12, "World Bank", "2024"),
-           claim(3.5, "Ministry", "2024", metric="inflation")),
+    report(
+        "LabourEconomist",
+        0.8,
+        claim(0.10, "GCC-STAT", "Q1-2024"),
+        claim(3.0, "Ministry", "2024", metric="inflation"),
+    ),
+    report(
+        "NationalStrategy",
+        0.8,
+        claim(0.12, "World Bank", "2024"),
+        claim(3.5, "Ministry", "2024", metric="inflation"),
+    ),
 ]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(live_server, page, artifacts_dir,
-                                                               sources, django_user_model):
-    with_roles(django_user_model.objects.create_user(
-        "dana", password="a-long-passphrase", is_staff=True
-    ))
-    run = services.contradiction_run_create(reports=parse_payload(REPORTS)["reports"],
-                                            enqueue=False)
+def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(
+    live_server, page, artifacts_dir, sources, django_user_model
+):
+    with_roles(
+        django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    )
+    run = services.contradiction_run_create(
+        reports=parse_payload(REPORTS)["reports"], enqueue=False
+    )
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)

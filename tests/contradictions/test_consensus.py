@@ -15,24 +15,42 @@ RANKING = Ranking((Authority("GCC-STAT", (), 1), Authority("World Bank", (), 2))
 
 
 def claim(ref, value, source, period, confidence):
-    return Claim(ref=ref, report=f"r{ref}", agent=f"Agent{ref}", metric="Unemployment",
-                 value=D(str(value)), unit="%", source=source, period=period,
-                 citation=f"{source} {period}", confidence=confidence)
+    return Claim(
+        ref=ref,
+        report=f"r{ref}",
+        agent=f"Agent{ref}",
+        metric="Unemployment",
+        value=D(str(value)),
+        unit="%",
+        source=source,
+        period=period,
+        citation=f"{source} {period}",
+        confidence=confidence,
+    )
 
 
 def verdict(resolution, action, confidence, *, value=None, parse_failed=False):
     chosen = int(resolution[5]) if resolution.startswith("agent") else None
-    return Verdict(resolution, action, confidence, "Because the data says so. More.",
-                   None if value is None else D(str(value)), "", chosen, parse_failed,
-                   "reply could not be parsed" if parse_failed else "")
+    return Verdict(
+        resolution,
+        action,
+        confidence,
+        "Because the data says so. More.",
+        None if value is None else D(str(value)),
+        "",
+        chosen,
+        parse_failed,
+        "reply could not be parsed" if parse_failed else "",
+    )
 
 
 def run(claims, v, review=None, extra_claims=()):
     [case] = detect(claims).contradictions
     reports = [Report(f"r{c.ref}", c.agent, c.confidence, (c,)) for c in claims]
     reports += [Report(f"r{c.ref}", c.agent, c.confidence, (c,)) for c in extra_claims]
-    return build_consensus(reports=reports, cases=[Case("k1", case, v, review)],
-                           ranking=RANKING, min_confidence=0.6)
+    return build_consensus(
+        reports=reports, cases=[Case("k1", case, v, review)], ranking=RANKING, min_confidence=0.6
+    )
 
 
 TWO = [claim(1, 0.10, "GCC-STAT", "2024", 0.8), claim(2, 0.12, "World Bank", "2024", 0.9)]
@@ -54,35 +72,49 @@ def test_an_accepted_choice_keeps_the_chosen_value_and_replaces_the_other_with_i
 
 
 def test_both_valid_annotates_every_claim_with_the_others_and_their_context():
-    claims = [claim(1, 0.10, "GCC-STAT", "Q1-2024", 0.9), claim(2, 0.12, "World Bank", "2024",
-                                                                0.85)]
+    claims = [
+        claim(1, 0.10, "GCC-STAT", "Q1-2024", 0.9),
+        claim(2, 0.12, "World Bank", "2024", 0.85),
+    ]
     result = run(claims, verdict("both_valid", "use_both", 0.8, value=0.12))
     f = findings(result)
     assert f[1]["status"] == f[2]["status"] == "annotated"
     assert f[1]["value"] == 0.1 and "0.12% (Agent2; World Bank, 2024)" in f[1]["context"]
-    assert ("Unemployment ranges 0.1-0.12% depending on source and period: GCC-STAT reports "
-            "0.1% for Q1-2024; World Bank reports 0.12% for 2024.") in result.narrative
+    assert (
+        "Unemployment ranges 0.1-0.12% depending on source and period: GCC-STAT reports "
+        "0.1% for Q1-2024; World Bank reports 0.12% for 2024."
+    ) in result.narrative
 
 
-@pytest.mark.parametrize(("v", "why"), [
-    (verdict("agent1_correct", "use_agent1", 0.5), "below 0.6"),
-    (verdict("neither_valid", "flag_for_review", 0.9), "none of the values"),
-    (verdict("agent1_correct", "flag_for_review", 0.9), "flagged it for review"),
-    (verdict("flag_for_review", "flag_for_review", 0.0, parse_failed=True), "could not be read"),
-    (verdict("agent1_correct", "use_agent1", 0.9, value=0.11), "no agent reported"),
-])
+@pytest.mark.parametrize(
+    ("v", "why"),
+    [
+        (verdict("agent1_correct", "use_agent1", 0.5), "below 0.6"),
+        (verdict("neither_valid", "flag_for_review", 0.9), "none of the values"),
+        (verdict("agent1_correct", "flag_for_review", 0.9), "flagged it for review"),
+        (
+            verdict("flag_for_review", "flag_for_review", 0.0, parse_failed=True),
+            "could not be read",
+        ),
+        (verdict("agent1_correct", "use_agent1", 0.9, value=0.11), "no agent reported"),
+    ],
+)
 def test_what_arbitration_cannot_settle_is_flagged_and_annotated_as_under_review(v, why):
     result = run(TWO, v)
     assert (result.resolved, result.flagged) == (0, 1)
     [outcome] = result.cases
     assert outcome.status == "flagged" and why in outcome.reason
-    assert all(f["pending_review"] and f["status"] == "annotated"
-               for f in findings(result).values())
+    assert all(
+        f["pending_review"] and f["status"] == "annotated" for f in findings(result).values()
+    )
 
 
 def test_an_arbitrator_siding_against_a_confident_majority_is_a_split():
-    claims = [claim(1, 0.10, "GCC-STAT", "2024", 0.9), claim(2, 0.10, "GCC-STAT", "2024", 0.9),
-              claim(3, 0.15, "World Bank", "2024", 0.6)]
+    claims = [
+        claim(1, 0.10, "GCC-STAT", "2024", 0.9),
+        claim(2, 0.10, "GCC-STAT", "2024", 0.9),
+        claim(3, 0.15, "World Bank", "2024", 0.6),
+    ]
     # 0.6 + 0.8 = 1.4 for agent 3 against 1.8 for the two who agree.
     result = run(claims, verdict("agent3_correct", "use_agent3", 0.8))
     assert result.flagged == 1 and "split" in result.cases[0].reason
@@ -118,14 +150,24 @@ def test_a_dismissed_item_leaves_both_values_with_their_context():
 def test_no_contradictions_keep_every_claim_and_say_nothing_was_arbitrated():
     claims = [claim(1, 0.10, "GCC-STAT", "2024", 0.8), claim(2, 0.10, "GCC-STAT", "2024", 0.85)]
     result = build_consensus(
-        reports=[Report(f"r{c.ref}", c.agent, c.confidence, (c,)) for c in claims], cases=[])
+        reports=[Report(f"r{c.ref}", c.agent, c.confidence, (c,)) for c in claims], cases=[]
+    )
     assert (result.resolved, result.flagged) == (0, 0)
     assert result.narrative == "No contradictions among 2 reports (2 claims): nothing to arbitrate."
     assert {f["status"] for f in findings(result).values()} == {"kept"}
 
 
 def test_claims_outside_any_contradiction_are_kept_unchanged():
-    other = Claim(ref=9, report="r9", agent="Agent9", metric="GDP", value=D("2.1"), unit="%",
-                  source="GCC-STAT", period="2024", confidence=0.7)
+    other = Claim(
+        ref=9,
+        report="r9",
+        agent="Agent9",
+        metric="GDP",
+        value=D("2.1"),
+        unit="%",
+        source="GCC-STAT",
+        period="2024",
+        confidence=0.7,
+    )
     result = run(TWO, verdict("agent1_correct", "use_agent1", 0.85), extra_claims=[other])
     assert findings(result)[9]["status"] == "kept" and findings(result)[9]["value"] == 2.1

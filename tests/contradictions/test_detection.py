@@ -24,12 +24,31 @@ from contradictions.detection import (
 )
 
 
-def c(ref, value, *, report=None, agent=None, metric="unemployment", unit="%", source="GCC-STAT",
-      period="2024", confidence=0.7, interpretation=""):
-    return Claim(ref=ref, report=report if report is not None else ref, agent=agent or f"A{ref}",
-                 metric=metric, value=None if value is None else D(str(value)), unit=unit,
-                 source=source, period=period, confidence=confidence,
-                 interpretation=interpretation)
+def c(
+    ref,
+    value,
+    *,
+    report=None,
+    agent=None,
+    metric="unemployment",
+    unit="%",
+    source="GCC-STAT",
+    period="2024",
+    confidence=0.7,
+    interpretation="",
+):
+    return Claim(
+        ref=ref,
+        report=report if report is not None else ref,
+        agent=agent or f"A{ref}",
+        metric=metric,
+        value=None if value is None else D(str(value)),
+        unit=unit,
+        source=source,
+        period=period,
+        confidence=confidence,
+        interpretation=interpretation,
+    )
 
 
 def rules_of(a, b, **kw):
@@ -40,21 +59,31 @@ def rules_of(a, b, **kw):
 # --- metric names -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["Qatar Unemployment Rate", "qatar_unemployment_rate",
-                                  " QATAR  unemployment-rate ", "Qatar.Unemployment__Rate"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Qatar Unemployment Rate",
+        "qatar_unemployment_rate",
+        " QATAR  unemployment-rate ",
+        "Qatar.Unemployment__Rate",
+    ],
+)
 def test_metric_names_match_whatever_their_case_spacing_and_underscores(name):
     assert normalise_metric(name) == "qatar_unemployment_rate"
 
 
 def test_claims_on_differently_spelt_metrics_are_compared():
-    found = detect([c(1, 0.10, metric="Qatar unemployment rate"),
-                    c(2, 0.12, metric="QATAR_UNEMPLOYMENT_RATE")])
+    found = detect(
+        [c(1, 0.10, metric="Qatar unemployment rate"), c(2, 0.12, metric="QATAR_UNEMPLOYMENT_RATE")]
+    )
     assert [x.metric_key for x in found.contradictions] == ["qatar_unemployment_rate"]
 
 
 def test_claims_on_different_metrics_are_never_compared():
-    assert detect([c(1, 0.10, metric="unemployment"), c(2, 9.0, metric="inflation")]
-                  ).contradictions == ()
+    assert (
+        detect([c(1, 0.10, metric="unemployment"), c(2, 9.0, metric="inflation")]).contradictions
+        == ()
+    )
 
 
 # --- values -------------------------------------------------------------------------------------
@@ -102,8 +131,9 @@ def test_a_claim_without_a_unit_takes_the_metrics_unit():
 
 
 def test_claims_of_the_same_report_never_contradict_each_other():
-    found = detect([c(1, 0.10, report="r1", period="Q1-2024"),
-                    c(2, 0.20, report="r1", period="Q2-2024")])
+    found = detect(
+        [c(1, 0.10, report="r1", period="Q1-2024"), c(2, 0.20, report="r1", period="Q2-2024")]
+    )
     assert found.contradictions == ()
 
 
@@ -111,17 +141,22 @@ def test_claims_of_the_same_report_never_contradict_each_other():
 
 
 def test_improving_against_declining_is_a_conflicting_interpretation():
-    pair = compare(c(1, None, interpretation="improving"),
-                   c(2, None, interpretation="Declining"))
+    pair = compare(c(1, None, interpretation="improving"), c(2, None, interpretation="Declining"))
     assert pair.rules == (INTERPRETATION_CONFLICT,)
     assert pair.severity == "medium"
 
 
 def test_stable_against_a_trend_is_a_milder_conflict_and_words_off_every_scale_are_not_read():
-    assert compare(c(1, None, interpretation="stable"),
-                   c(2, None, interpretation="slightly declining")).severity == "low"
-    assert rules_of(c(1, None, interpretation="resilient"),
-                    c(2, None, interpretation="declining")) is None
+    assert (
+        compare(
+            c(1, None, interpretation="stable"), c(2, None, interpretation="slightly declining")
+        ).severity
+        == "low"
+    )
+    assert (
+        rules_of(c(1, None, interpretation="resilient"), c(2, None, interpretation="declining"))
+        is None
+    )
     assert read_interpretation("not improving") is None
 
 
@@ -134,21 +169,26 @@ def test_the_same_claim_at_very_different_confidence_is_contested():
 
 def test_differing_values_from_different_sources_are_a_source_conflict():
     assert rules_of(c(1, 0.10, source="GCC-STAT"), c(2, 0.12, source="World Bank")) == (
-        VALUE_GAP, SOURCE_CONFLICT)
+        VALUE_GAP,
+        SOURCE_CONFLICT,
+    )
     assert rules_of(c(1, 0.10, source="GCC-STAT"), c(2, 0.12, source="gcc stat")) == (VALUE_GAP,)
 
 
 # --- severity -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("a", "b", "confidences", "severity"), [
-    (100, 110, (0.7, 0.7), "low"),       # 9.1 %
-    (100, 120, (0.7, 0.7), "medium"),    # 16.7 %
-    (100, 300, (0.7, 0.7), "high"),      # 66.7 %
-    (100, 120, (0.9, 0.85), "high"),     # medium, both confident: one level up
-    (100, 120, (0.9, 0.4), "low"),       # medium, a weak claim: one level down
-    (100, 300, (0.4, 0.9), "medium"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "confidences", "severity"),
+    [
+        (100, 110, (0.7, 0.7), "low"),  # 9.1 %
+        (100, 120, (0.7, 0.7), "medium"),  # 16.7 %
+        (100, 300, (0.7, 0.7), "high"),  # 66.7 %
+        (100, 120, (0.9, 0.85), "high"),  # medium, both confident: one level up
+        (100, 120, (0.9, 0.4), "low"),  # medium, a weak claim: one level down
+        (100, 300, (0.4, 0.9), "medium"),
+    ],
+)
 def test_severity_follows_the_gap_and_the_confidences(a, b, confidences, severity):
     pair = compare(c(1, a, confidence=confidences[0]), c(2, b, confidence=confidences[1]))
     assert pair.severity == severity
@@ -163,19 +203,27 @@ def test_three_agents_on_one_metric_give_one_case_with_only_the_pairs_that_confl
     assert case.is_multiway
     assert [x.ref for x in case.claims] == [1, 2, 3]
     assert {frozenset((p.first, p.second)) for p in case.pairs} == {
-        frozenset((1, 3)), frozenset((2, 3))}
+        frozenset((1, 3)),
+        frozenset((2, 3)),
+    }
 
 
 def test_agreeing_reports_give_no_contradiction():
-    found = detect([c(1, 0.10, confidence=0.9), c(2, 0.101, confidence=0.85, unit="percent"),
-                    c(3, 0.1, confidence=0.8, metric="UNEMPLOYMENT")])
+    found = detect(
+        [
+            c(1, 0.10, confidence=0.9),
+            c(2, 0.101, confidence=0.85, unit="percent"),
+            c(3, 0.1, confidence=0.8, metric="UNEMPLOYMENT"),
+        ]
+    )
     assert found.contradictions == ()
 
 
 # --- properties ---------------------------------------------------------------------------------
 
-values = st.decimals(min_value=-10**6, max_value=10**6, allow_nan=False, allow_infinity=False,
-                     places=4)
+values = st.decimals(
+    min_value=-(10**6), max_value=10**6, allow_nan=False, allow_infinity=False, places=4
+)
 confidences = st.floats(min_value=0, max_value=1)
 
 
@@ -195,8 +243,11 @@ def test_detection_does_not_depend_on_the_order_of_the_reports(claims):
     forward = [c(i, v, confidence=conf) for i, (v, conf) in enumerate(claims)]
 
     def summary(found):
-        return {(frozenset((p.first, p.second)), p.rules, p.severity)
-                for case in found.contradictions for p in case.pairs}
+        return {
+            (frozenset((p.first, p.second)), p.rules, p.severity)
+            for case in found.contradictions
+            for p in case.pairs
+        }
 
     assert summary(detect(forward)) == summary(detect(list(reversed(forward))))
 

@@ -15,8 +15,11 @@ from reviews.models import ReviewItem
 from tests.conftest import wait_for
 from tests.contradictions.conftest import SCENARIOS, reports_of
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("sources")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("sources"),
+]
 
 
 def _finished(run_id):
@@ -32,8 +35,7 @@ def _adjusted(run) -> dict[str, dict]:
 
 
 def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process):
-    runs = {name: services.contradiction_run_create(reports=reports_of(name))
-            for name in SCENARIOS}
+    runs = {name: services.contradiction_run_create(reports=reports_of(name)) for name in SCENARIOS}
     done = {name: wait_for(_finished(run.id), timeout=60) for name, run in runs.items()}
     for name, run in done.items():
         assert run.status == ContradictionRun.Status.COMPLETED, (name, run.error)
@@ -64,9 +66,10 @@ def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process
     resolution = Resolution.objects.get(contradiction__run=run)
     assert (resolution.resolution, resolution.action) == ("both_valid", "use_both")
     assert {f["status"] for f in _adjusted(run).values()} == {"annotated"}
-    assert ("Qatar unemployment rate ranges 0.1-0.12% depending on source and period: "
-            "GCC-STAT reports 0.1% for Q1-2024; World Bank reports 0.12% for 2024."
-            ) in run.consensus_narrative
+    assert (
+        "Qatar unemployment rate ranges 0.1-0.12% depending on source and period: "
+        "GCC-STAT reports 0.1% for Q1-2024; World Bank reports 0.12% for 2024."
+    ) in run.consensus_narrative
 
     # 5. Three agents, three values: one multi-way case, resolved by authority + confidence.
     run = done["multi_way"]
@@ -76,22 +79,32 @@ def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process
     assert resolution.chosen_finding.report.agent_name == "LabourEconomist"
     adjusted = _adjusted(run)
     assert adjusted["LabourEconomist"]["status"] == "kept"
-    assert adjusted["NationalStrategy"]["status"] == adjusted["SkillsAnalyst"]["status"] == (
-        "replaced")
+    assert (
+        adjusted["NationalStrategy"]["status"]
+        == adjusted["SkillsAnalyst"]["status"]
+        == ("replaced")
+    )
     assert not ReviewItem.objects.filter(contradiction__run__in=done.values()).exists()
 
     # Seed 002's result shape, as the worker's runs end.
     assert done["no_contradictions"].debate_results == {
-        "contradictions_found": 0, "status": "skipped", "latency_ms": 0}
+        "contradictions_found": 0,
+        "status": "skipped",
+        "latency_ms": 0,
+    }
     for name in ("simple", "source_conflict", "both_valid", "multi_way"):
         results = done[name].debate_results
         assert (results["status"], results["resolved"], results["flagged_for_review"]) == (
-            "complete", 1, 0), name
+            "complete",
+            1,
+            0,
+        ), name
         assert results["latency_ms"] == done[name].arbitration_ms
 
 
-def test_the_command_reads_a_json_file_and_runs_it_through_the_worker(celery_worker_process,
-                                                                        tmp_path):
+def test_the_command_reads_a_json_file_and_runs_it_through_the_worker(
+    celery_worker_process, tmp_path
+):
     path = tmp_path / "reports.json"
     path.write_text(json.dumps(SCENARIOS["both_valid"]))
     out = io.StringIO()

@@ -21,17 +21,25 @@ from tests.factories import with_roles
 pytestmark = pytest.mark.usefixtures("sources")
 
 FLAGGED = [
-    report("LabourEconomist", 0.8, claim(0.10, "GCC-STAT", "2024"),
-           claim(3.0, "Ministry", "2024", metric="inflation")),
-    report("NationalStrategy", 0.8, claim(0.12, "World Bank", "2024"),
-           claim(3.5, "Ministry", "2024", metric="inflation",
-                 citation="<script>alert('x')</script>")),
+    report(
+        "LabourEconomist",
+        0.8,
+        claim(0.10, "GCC-STAT", "2024"),
+        claim(3.0, "Ministry", "2024", metric="inflation"),
+    ),
+    report(
+        "NationalStrategy",
+        0.8,
+        claim(0.12, "World Bank", "2024"),
+        claim(3.5, "Ministry", "2024", metric="inflation", citation="<script>alert('x')</script>"),
+    ),
 ]
 
 
 def completed(data, user=None) -> ContradictionRun:
-    run = services.contradiction_run_create(reports=parse_payload(data)["reports"],
-                                            created_by=user, enqueue=False)
+    run = services.contradiction_run_create(
+        reports=parse_payload(data)["reports"], created_by=user, enqueue=False
+    )
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
@@ -43,8 +51,11 @@ def test_the_run_page_shows_each_contradiction_beside_its_resolution(client, use
     client.force_login(user)
     text = client.get(reverse("contradictions:detail", args=[run.id])).content.decode()
     assert "2 contradictions" in text and "1 resolved" in text and "1 flagged for review" in text
-    assert re.search(r'data-testid="debate-results">status complete, 2 found, 1 resolved, '
-                     r'1 flagged_for_review, latency_ms \d+<', text)
+    assert re.search(
+        r'data-testid="debate-results">status complete, 2 found, 1 resolved, '
+        r"1 flagged_for_review, latency_ms \d+<",
+        text,
+    )
     assert text.count('data-testid="contradiction"') == 2
     assert text.count('data-testid="resolution"') == 2
     assert "agent1_correct" in text and "arbitrator's choice" in text
@@ -58,7 +69,8 @@ def test_the_run_page_shows_each_contradiction_beside_its_resolution(client, use
 
 def test_a_run_in_progress_refreshes_itself(client, user):
     run = services.contradiction_run_create(
-        reports=parse_payload(SCENARIOS["simple"])["reports"], created_by=user, enqueue=False)
+        reports=parse_payload(SCENARIOS["simple"])["reports"], created_by=user, enqueue=False
+    )
     client.force_login(user)
     text = client.get(reverse("contradictions:detail", args=[run.id])).content.decode()
     assert "Queued" in text and 'http-equiv="refresh"' in text
@@ -105,8 +117,16 @@ def test_contradiction_items_sit_in_the_queue_beside_debate_items(client, staff_
     from debates.reviewing.items import review_items_for_debate
     from tests.reviews.conftest import completed_debate
 
-    review_items_for_debate(debate=completed_debate("Is it?", decision="WARN", metadata={
-        "consensus_type": "split", "vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1}}))
+    review_items_for_debate(
+        debate=completed_debate(
+            "Is it?",
+            decision="WARN",
+            metadata={
+                "consensus_type": "split",
+                "vote_breakdown": {"ACT": 1, "WARN": 1, "REFUSE": 1},
+            },
+        )
+    )
     client.force_login(staff_user)
     text = client.get(reverse("reviews:queue")).content.decode()
     assert "Contradiction: inflation" in text and "Medium severity" in text
@@ -119,8 +139,9 @@ def test_the_review_page_shows_the_claims_beside_the_resolution_and_the_values_t
     client.force_login(staff_user)
     text = client.get(reverse("reviews:item", args=[item.pk])).content.decode()
     assert 'data-testid="resolution"' in text and "Nothing in the data separates" in text
-    finding = Finding.objects.get(run=item.contradiction.run, metric="inflation",
-                                  report__agent_name="NationalStrategy")
+    finding = Finding.objects.get(
+        run=item.contradiction.run, metric="inflation", report__agent_name="NationalStrategy"
+    )
     assert f'value="finding:{finding.pk}"' in text
     assert "Keep 3.5% (NationalStrategy; Ministry, 2024)" in text
     assert 'value="use_both"' in text
@@ -130,13 +151,15 @@ def test_picking_a_value_on_the_review_page_resolves_and_adjusts_the_reports(
     client, staff_user, item
 ):
     client.force_login(staff_user)
-    finding = Finding.objects.get(run=item.contradiction.run, metric="inflation",
-                                  report__agent_name="NationalStrategy")
+    finding = Finding.objects.get(
+        run=item.contradiction.run, metric="inflation", report__agent_name="NationalStrategy"
+    )
     url = reverse("reviews:resolve", args=[item.pk])
     missing = client.post(url, {"keep-choice": f"finding:{finding.pk}", "keep-note": ""})
     assert missing.status_code == 400 and "A note is required" in missing.content.decode()
-    response = client.post(url, {"keep-choice": f"finding:{finding.pk}",
-                                 "keep-note": "Later survey."})
+    response = client.post(
+        url, {"keep-choice": f"finding:{finding.pk}", "keep-note": "Later survey."}
+    )
     assert response.status_code == 302
     item.refresh_from_db()
     assert (item.status, item.verdict) == ("resolved", "keep")
@@ -147,17 +170,19 @@ def test_picking_a_value_on_the_review_page_resolves_and_adjusts_the_reports(
     assert "kept 3.5% (Ministry, 2024)" in history
 
 
-def test_a_second_analyst_is_told_someone_got_there_first(client, staff_user, item,
-                                                          django_user_model):
+def test_a_second_analyst_is_told_someone_got_there_first(
+    client, staff_user, item, django_user_model
+):
     from reviews.services import review_claim
 
-    other = with_roles(django_user_model.objects.create_user(
-        "bob", password="pw-bob-long", is_staff=True
-    ))
+    other = with_roles(
+        django_user_model.objects.create_user("bob", password="pw-bob-long", is_staff=True)
+    )
     review_claim(item_id=item.pk, user=other)
     client.force_login(staff_user)
-    response = client.post(reverse("reviews:resolve", args=[item.pk]),
-                           {"keep-choice": "use_both", "keep-note": "both"})
+    response = client.post(
+        reverse("reviews:resolve", args=[item.pk]), {"keep-choice": "use_both", "keep-note": "both"}
+    )
     assert response.status_code == 409 and "claimed by bob" in response.content.decode()
     item.refresh_from_db()
     assert item.status == "claimed"
@@ -186,13 +211,15 @@ def test_the_admin_starts_a_run_from_pasted_reports(admin_client):
 def test_the_admin_shows_a_run_side_by_side_and_its_review_items(admin_client, item):
     run = item.contradiction.run
     text = admin_client.get(
-        reverse("admin:contradictions_contradictionrun_change", args=[run.id])).content.decode()
+        reverse("admin:contradictions_contradictionrun_change", args=[run.id])
+    ).content.decode()
     assert "Contradictions and resolutions" in text and 'data-testid="resolution"' in text
     assert "Arbitration calls (raw output)" in text
     items = admin_client.get(reverse("admin:reviews_reviewitem_changelist")).content.decode()
     assert "Contradiction: inflation" in items
     change = admin_client.get(
-        reverse("admin:reviews_reviewitem_change", args=[item.pk])).content.decode()
+        reverse("admin:reviews_reviewitem_change", args=[item.pk])
+    ).content.decode()
     assert 'data-testid="resolution"' in change and "Contradiction run" in change
 
 
@@ -201,8 +228,11 @@ def test_the_source_ranking_is_edited_in_the_admin_and_used_by_the_next_run(admi
     rows = list(SourceAuthority.objects.order_by("rank"))
     data = {"form-TOTAL_FORMS": "2", "form-INITIAL_FORMS": "2", "_save": "Save"}
     for i, row in enumerate(rows):  # World Bank first now
-        data |= {f"form-{i}-id": row.pk, f"form-{i}-rank": 2 if row.name == "GCC-STAT" else 1,
-                 f"form-{i}-is_active": "on"}
+        data |= {
+            f"form-{i}-id": row.pk,
+            f"form-{i}-rank": 2 if row.name == "GCC-STAT" else 1,
+            f"form-{i}-is_active": "on",
+        }
     assert admin_client.post(url, data).status_code == 302
     run = completed(SCENARIOS["source_conflict"])
     [row] = run.contradictions.all()

@@ -17,8 +17,14 @@ from tests.contradictions.conftest import SCENARIOS, claim, report
 
 pytestmark = pytest.mark.usefixtures("sources")
 
-SEED_COMPLETE_KEYS = {"contradictions_found", "resolved", "flagged_for_review",
-                      "consensus_narrative", "latency_ms", "status"}
+SEED_COMPLETE_KEYS = {
+    "contradictions_found",
+    "resolved",
+    "flagged_for_review",
+    "consensus_narrative",
+    "latency_ms",
+    "status",
+}
 
 
 class Events(list):
@@ -29,8 +35,11 @@ class Events(list):
 def test_no_contradictions_give_the_seeds_skipped_result_and_only_the_running_event():
     events = Events()
     out = resolve_contradictions(SCENARIOS["no_contradictions"], on_event=events)
-    assert out["debate_results"] == {"contradictions_found": 0, "status": "skipped",
-                                     "latency_ms": 0}
+    assert out["debate_results"] == {
+        "contradictions_found": 0,
+        "status": "skipped",
+        "latency_ms": 0,
+    }
     assert events == [("debate", "running")]
     run = ContradictionRun.objects.get(id=out["run_id"])
     assert run.origin == "pipeline" and run.status == "completed" and run.arbitration_skipped
@@ -42,8 +51,12 @@ def test_a_resolved_contradiction_gives_the_seeds_complete_result_and_events():
     out = resolve_contradictions(SCENARIOS["both_valid"], on_event=events)
     results = out["debate_results"]
     assert set(results) == SEED_COMPLETE_KEYS
-    assert (results["status"], results["contradictions_found"], results["resolved"],
-            results["flagged_for_review"]) == ("complete", 1, 1, 0)
+    assert (
+        results["status"],
+        results["contradictions_found"],
+        results["resolved"],
+        results["flagged_for_review"],
+    ) == ("complete", 1, 1, 0)
     assert "GCC-STAT reports 0.1% for Q1-2024" in results["consensus_narrative"]
     assert isinstance(results["latency_ms"], int)
     assert [e[:2] for e in events] == [("debate", "running"), ("debate", "complete")]
@@ -84,8 +97,10 @@ def test_bad_reports_are_refused_with_what_to_fix_and_nothing_is_stored_or_emitt
 def test_a_failed_run_raises_emits_failed_and_is_queued_for_review():
     events = Events()
     boom = gateway.LLMError("invalid api key", permanent=True, attempts=1)
-    with mock.patch.object(gateway, "complete", side_effect=boom), \
-            pytest.raises(ContradictionRunFailed) as info:
+    with (
+        mock.patch.object(gateway, "complete", side_effect=boom),
+        pytest.raises(ContradictionRunFailed) as info,
+    ):
         resolve_contradictions(SCENARIOS["simple"], on_event=events)
     run = ContradictionRun.objects.get(id=info.value.run_id)
     assert run.status == "failed" and "invalid api key" in run.error
@@ -104,12 +119,19 @@ def test_it_works_as_the_node_between_agents_and_verify_in_a_state_pipeline():
 
     def debate_node(state):
         out = resolve_contradictions(state["agent_reports"], on_event=state["event_callback"])
-        return {**state, "agent_reports": out["agent_reports"],
-                "debate_results": out["debate_results"]}
+        return {
+            **state,
+            "agent_reports": out["agent_reports"],
+            "debate_results": out["debate_results"],
+        }
 
     def verify_node(state):
-        kept = [f["value"] for r in state["agent_reports"] for f in r["findings"]
-                if f["status"] != "annotated"]
+        kept = [
+            f["value"]
+            for r in state["agent_reports"]
+            for f in r["findings"]
+            if f["status"] != "annotated"
+        ]
         return {**state, "verified_values": kept}
 
     state = {"event_callback": seen}

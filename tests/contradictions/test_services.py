@@ -46,12 +46,20 @@ def run_with(reports, llm=None, **kwargs) -> ContradictionRun:
 
 def many_metrics(n: int, *, second_confidence=0.6) -> list:
     """Two agents disagreeing on `n` metrics, same source and period each time."""
-    return parse_payload([
-        report("A", 0.9, *[claim(10 + i, "GCC-STAT", "2024", metric=f"metric {i}")
-                           for i in range(n)]),
-        report("B", second_confidence, *[claim(20 + i, "GCC-STAT", "2024", metric=f"metric {i}")
-                                         for i in range(n)]),
-    ])["reports"]
+    return parse_payload(
+        [
+            report(
+                "A",
+                0.9,
+                *[claim(10 + i, "GCC-STAT", "2024", metric=f"metric {i}") for i in range(n)],
+            ),
+            report(
+                "B",
+                second_confidence,
+                *[claim(20 + i, "GCC-STAT", "2024", metric=f"metric {i}") for i in range(n)],
+            ),
+        ]
+    )["reports"]
 
 
 def test_a_run_stores_reports_claims_contradictions_resolutions_calls_and_consensus():
@@ -97,13 +105,17 @@ def test_ten_contradictions_are_arbitrated_at_the_same_time():
 def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
     run = services.contradiction_run_create(reports=many_metrics(6), enqueue=False)
     dying = ScriptedArbitrator(fail_after=3, exc=WorkerDied())
-    with mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
-            mock.patch.object(gateway, "complete", dying), pytest.raises(WorkerDied):
+    with (
+        mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1),
+        mock.patch.object(gateway, "complete", dying),
+        pytest.raises(WorkerDied),
+    ):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "running"
-    done_before = set(ArbitrationCall.objects.filter(run=run, status="done")
-                      .values_list("key", flat=True))
+    done_before = set(
+        ArbitrationCall.objects.filter(run=run, status="done").values_list("key", flat=True)
+    )
     assert len(done_before) == 3
 
     resumed = ScriptedArbitrator()
@@ -113,8 +125,11 @@ def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
     assert run.status == "completed"
     assert len(resumed.calls) == 3
     asked = {m[1]["content"].split("- Metric: ")[1].split("\n")[0] for m in resumed.calls}
-    stored_before = set(Contradiction.objects.filter(
-        run=run, call__key__in=done_before).values_list("metric", flat=True))
+    stored_before = set(
+        Contradiction.objects.filter(run=run, call__key__in=done_before).values_list(
+            "metric", flat=True
+        )
+    )
     assert asked.isdisjoint(stored_before)
     assert Resolution.objects.filter(contradiction__run=run).count() == 6
     assert Contradiction.objects.filter(run=run).count() == 6  # detection not repeated
@@ -132,10 +147,13 @@ def test_running_a_completed_run_again_makes_no_calls_and_no_rows():
 
 def test_a_model_failure_fails_the_run_readably_and_a_retry_pays_only_for_what_is_missing():
     run = services.contradiction_run_create(reports=many_metrics(3), enqueue=False)
-    broken = ScriptedArbitrator(fail_after=2, exc=gateway.LLMError("x: rate limited",
-                                                                   permanent=False, attempts=4))
-    with mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1), \
-            mock.patch.object(gateway, "complete", broken):
+    broken = ScriptedArbitrator(
+        fail_after=2, exc=gateway.LLMError("x: rate limited", permanent=False, attempts=4)
+    )
+    with (
+        mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1),
+        mock.patch.object(gateway, "complete", broken),
+    ):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "failed" and "after retries" in run.error
@@ -186,7 +204,10 @@ def test_a_completed_debates_agents_positions_become_reports(default_agents):
     run = services.contradiction_run_from_debate(debate_id=debate.id, enqueue=False)
     assert run.debate_id == debate.id and run.origin == "debate"
     assert [r.agent_name for r in run.reports.order_by("position")] == [
-        "Utility Agent", "Accuracy Agent", "Safety Agent"]
+        "Utility Agent",
+        "Accuracy Agent",
+        "Safety Agent",
+    ]
     metrics = set(Finding.objects.filter(run=run).values_list("metric", flat=True))
     assert metrics == {"position", "risk"}
     with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
@@ -211,12 +232,22 @@ def test_a_debate_that_has_not_completed_gives_no_reports(default_agents):
 @pytest.fixture
 def flagged_run():
     """Two metrics: one the arbitrator settles (authority), one it cannot (equal claims)."""
-    reports = parse_payload([
-        report("A", 0.8, claim(0.10, "GCC-STAT", "2024"),
-               claim(3.0, "Ministry", "2024", metric="inflation")),
-        report("B", 0.8, claim(0.12, "World Bank", "2024"),
-               claim(3.5, "Ministry", "2024", metric="inflation")),
-    ])["reports"]
+    reports = parse_payload(
+        [
+            report(
+                "A",
+                0.8,
+                claim(0.10, "GCC-STAT", "2024"),
+                claim(3.0, "Ministry", "2024", metric="inflation"),
+            ),
+            report(
+                "B",
+                0.8,
+                claim(0.12, "World Bank", "2024"),
+                claim(3.5, "Ministry", "2024", metric="inflation"),
+            ),
+        ]
+    )["reports"]
     return run_with(reports)
 
 
@@ -235,26 +266,35 @@ def test_completing_twice_never_queues_twice(flagged_run):
     contradiction_running.contradiction_run_execute(run_id=flagged_run.id)
     contradiction_items.review_items_for_contradictions(
         run_id=flagged_run.id,
-        flagged=[(c, mock.Mock(reason="again")) for c in Contradiction.objects.filter(
-            run=flagged_run, metric="inflation")],
+        flagged=[
+            (c, mock.Mock(reason="again"))
+            for c in Contradiction.objects.filter(run=flagged_run, metric="inflation")
+        ],
     )
     assert ReviewItem.objects.filter(contradiction__run=flagged_run).count() == 1
 
 
-def test_the_analysts_pick_is_recorded_and_applied_to_the_adjusted_reports(flagged_run,
-                                                                          staff_user):
+def test_the_analysts_pick_is_recorded_and_applied_to_the_adjusted_reports(flagged_run, staff_user):
     item = ReviewItem.objects.get(contradiction__run=flagged_run)
     finding = Finding.objects.get(run=flagged_run, metric="inflation", report__agent_name="B")
-    review_services.review_keep(item_id=item.pk, user=staff_user, choice=f"finding:{finding.pk}",
-                                note="The later survey revised it to 3.5.")
+    review_services.review_keep(
+        item_id=item.pk,
+        user=staff_user,
+        choice=f"finding:{finding.pk}",
+        note="The later survey revised it to 3.5.",
+    )
     item.refresh_from_db()
     flagged_run.refresh_from_db()
     assert (item.status, item.verdict) == ("resolved", "keep")
     event = item.events.get(action="resolved")
     assert event.data["kept"] == "3.5% (Ministry, 2024)"
     assert flagged_run.review_status == "resolved" and flagged_run.reviewed_count == 1
-    inflation = {f["finding"]: f for r in flagged_run.adjusted_reports for f in r["findings"]
-                 if f["metric"] == "inflation"}
+    inflation = {
+        f["finding"]: f
+        for r in flagged_run.adjusted_reports
+        for f in r["findings"]
+        if f["metric"] == "inflation"
+    }
     statuses = sorted((f["status"], f["value"]) for f in inflation.values())
     assert statuses == [("kept", 3.5), ("replaced", 3.5)]
     assert "decided by sam" in flagged_run.consensus_narrative
@@ -262,11 +302,13 @@ def test_the_analysts_pick_is_recorded_and_applied_to_the_adjusted_reports(flagg
 
 def test_a_pick_that_is_not_one_of_the_values_changes_nothing(flagged_run, staff_user):
     item = ReviewItem.objects.get(contradiction__run=flagged_run)
-    other = Finding.objects.get(run=flagged_run, metric="Qatar unemployment rate",
-                                report__agent_name="A")
+    other = Finding.objects.get(
+        run=flagged_run, metric="Qatar unemployment rate", report__agent_name="A"
+    )
     with pytest.raises(ValidationError):
-        review_services.review_keep(item_id=item.pk, user=staff_user,
-                                    choice=f"finding:{other.pk}", note="x")
+        review_services.review_keep(
+            item_id=item.pk, user=staff_user, choice=f"finding:{other.pk}", note="x"
+        )
     item.refresh_from_db()
     assert item.status == "open"
     assert not Contradiction.objects.get(pk=item.contradiction_id).review_action
@@ -284,5 +326,4 @@ def test_dismissing_leaves_the_values_annotated_and_the_run_dismissed(flagged_ru
 def test_a_contradiction_item_cannot_be_upheld_like_a_debates(flagged_run, staff_user):
     item = ReviewItem.objects.get(contradiction__run=flagged_run)
     with pytest.raises(ValidationError, match="pick the value"):
-        review_services.review_resolve(item_id=item.pk, user=staff_user, verdict="uphold",
-                                       note="x")
+        review_services.review_resolve(item_id=item.pk, user=staff_user, verdict="uphold", note="x")

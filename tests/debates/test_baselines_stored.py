@@ -32,20 +32,24 @@ def test_a_finished_debate_stores_its_baselines(default_agents, protocol):
     assert debate.outcome_change in evaluation.CHANGES
     # Every debater has its independent answer as a single-agent decision.
     first = {}
-    for s in Statement.objects.filter(
-        debate=debate, kind__in=baselines.POSITION_KINDS
-    ).select_related("participant").order_by("round__number"):
+    for s in (
+        Statement.objects.filter(debate=debate, kind__in=baselines.POSITION_KINDS)
+        .select_related("participant")
+        .order_by("round__number")
+    ):
         first.setdefault(s.participant.slug, s.decision)
     assert set(stored["single_agent"]) == set(first)
     if protocol == "s4":
-        finals = dict(Vote.objects.filter(debate=debate).values_list("participant__slug",
-                                                                     "decision"))
+        finals = dict(
+            Vote.objects.filter(debate=debate).values_list("participant__slug", "decision")
+        )
         for row in stored["agents"]:
             assert row["independent"] == evaluation.single_agent_decision(
                 "s4", evaluation.Answer(row["agent"], first[row["agent"]], 50)
             )
-            assert row["final"] == ("REFUSE" if finals[row["agent"]] == "VETO"
-                                    else finals[row["agent"]])
+            assert row["final"] == (
+                "REFUSE" if finals[row["agent"]] == "VETO" else finals[row["agent"]]
+            )
 
 
 def test_backfill_records_debates_finished_without_baselines(default_agents):
@@ -56,15 +60,15 @@ def test_backfill_records_debates_finished_without_baselines(default_agents):
     )
     call_command("backfill_baselines")
     again = Debate.objects.get(id=debate.id)
-    assert again.baselines == expected and again.majority_decision == expected[
-        "majority_decision"]
+    assert again.baselines == expected and again.majority_decision == expected["majority_decision"]
     with CaptureQueriesContext(connection) as ctx:
         baselines.record_baselines(debate_id=debate.id)
     assert len(ctx.captured_queries) == 4  # the debate, statements, votes, the update
 
 
-def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, client,
-                                                               django_user_model):
+def test_baselines_are_shown_in_the_api_exports_page_and_admin(
+    default_agents, client, django_user_model
+):
     from rest_framework.test import APIClient
 
     admin = django_user_model.objects.create_superuser("ada", password="a-long-passphrase")
@@ -72,8 +76,7 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, c
     services.debate_run(debate_id=debate.id)
     # A reviewer resolved it, overriding the decision: the verdict every agent is judged by.
     verdict = "ACT" if Debate.objects.get(id=debate.id).decision != "ACT" else "WARN"
-    Debate.objects.filter(id=debate.id).update(review_status="resolved",
-                                               decision_override=verdict)
+    Debate.objects.filter(id=debate.id).update(review_status="resolved", decision_override=verdict)
     stored = Debate.objects.get(id=debate.id)
     api = APIClient()
     api.force_authenticate(admin)
@@ -84,8 +87,7 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, c
     assert view["verdict"] == verdict
     assert view["single_agent"] == stored.baselines["single_agent"]
     for row in view["agents"]:
-        assert row["effect"] == evaluation.verdict_effect(row["independent"], row["final"],
-                                                          verdict)
+        assert row["effect"] == evaluation.verdict_effect(row["independent"], row["final"], verdict)
     assert body["transcript"]["baselines"] == view
 
     client.force_login(admin)
@@ -96,6 +98,7 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(default_agents, c
     markdown = client.get(f"/debates/{debate.id}/debate.md").content.decode()
     assert f"Majority vote of the independent answers: {stored.majority_decision}" in markdown
     from debates.transcript import render_text
+
     text = render_text(selectors.debate_get(debate.id))
     assert f"Majority vote of the independent answers: {stored.majority_decision}" in text
     admin_page = client.get(f"/admin/debates/debate/{debate.id}/change/").content.decode()

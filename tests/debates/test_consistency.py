@@ -43,11 +43,18 @@ def test_the_command_records_its_debates_as_a_named_system_user(default_agents):
 
     from debates.models import Debate
 
-    call_command("debate", "What is the capital of France?", "--in-process", "--as", "demo",
-                 stdout=open("/dev/null", "w"))
+    call_command(
+        "debate",
+        "What is the capital of France?",
+        "--in-process",
+        "--as",
+        "demo",
+        stdout=open("/dev/null", "w"),
+    )
     debate = Debate.objects.get()
     assert debate.created_by.username == "demo"
     assert not debate.created_by.has_usable_password()  # a system user: no login
-    call_command("debate", "Is it raining?", "--in-process", "--as", "demo",
-                 stdout=open("/dev/null", "w"))
+    call_command(
+        "debate", "Is it raining?", "--in-process", "--as", "demo", stdout=open("/dev/null", "w")
+    )
     assert get_user_model().objects.filter(username="demo").count() == 1

@@ -23,20 +23,25 @@ def _finished(debate_id):
     return check
 
 
-def test_each_protocol_runs_through_the_worker_to_its_decision(celery_worker_process,
-                                                               default_agents):
+def test_each_protocol_runs_through_the_worker_to_its_decision(
+    celery_worker_process, default_agents
+):
     expected = {
         ("moderated", "Should every website use HTTPS?"): ("SUPPORT", "moderator_consensus", 3),
         ("moderated", "Is Bitcoin a good investment?"): ("UNCERTAIN", "uncertain", 6),
-        ("moderated_extended", "Should I learn Python or JavaScript first?"):
-            ("SUPPORT", "moderator_consensus", 18),
-        ("round_robin", "Should I invest in Tesla (TSLA) considering all factors?"):
-            ("HOLD", "unanimous", 6),
+        ("moderated_extended", "Should I learn Python or JavaScript first?"): (
+            "SUPPORT",
+            "moderator_consensus",
+            18,
+        ),
+        ("round_robin", "Should I invest in Tesla (TSLA) considering all factors?"): (
+            "HOLD",
+            "unanimous",
+            6,
+        ),
         ("round_robin", "Should I buy Bitcoin now?"): ("NO_CONSENSUS", "no_consensus", 15),
     }
-    debates = {
-        key: services.debate_create(query=key[1], protocol=key[0]) for key in expected
-    }
+    debates = {key: services.debate_create(query=key[1], protocol=key[0]) for key in expected}
     for key, debate in debates.items():
         done = wait_for(_finished(debate.id), timeout=90)
         decision, consensus_type, calls = expected[key]
@@ -62,18 +67,25 @@ def test_each_protocol_runs_through_the_worker_to_its_decision(celery_worker_pro
     tesla = debate_detail_queryset().get(id=tesla.id)
     md = debate_export(tesla)["final_decision"]["metadata"]
     assert md["agent_responses_summary"] == {
-        "total_agents_consulted": 3, "successful_responses": 3,
+        "total_agents_consulted": 3,
+        "successful_responses": 3,
         "agents_used": ["Valuation Agent", "Sentiment Agent", "Fundamental Agent"],
     }
     assert [p["debate_turns"] for p in md["final_positions"]] == [2, 2, 2]
     assert md["debate_metadata"]["total_turns"] == 6
 
 
-def test_the_cli_with_auto_runs_the_chosen_protocol_through_the_worker(celery_worker_process,
-                                                                      default_agents):
+def test_the_cli_with_auto_runs_the_chosen_protocol_through_the_worker(
+    celery_worker_process, default_agents
+):
     out = io.StringIO()
-    call_command("debate", "Is an S&P 500 index fund a good investment for my retirement?",
-                 "--protocol", "auto", stdout=out)
+    call_command(
+        "debate",
+        "Is an S&P 500 index fund a good investment for my retirement?",
+        "--protocol",
+        "auto",
+        stdout=out,
+    )
     text = out.getvalue()
     assert "Protocol: round_robin" in text
     assert "Chosen:   auto -> round_robin (matched seed 004 keyword 'investment')" in text

@@ -13,16 +13,19 @@ from tests.support.fake_openai import Reply
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_debate_whose_replies_hold_nul_completes_through_a_worker(default_agents, fake_openai,
-                                                                    worker_factory):
+def test_a_debate_whose_replies_hold_nul_completes_through_a_worker(
+    default_agents, fake_openai, worker_factory
+):
     worker_factory("nul", extra_env=fake_openai.env())
     fake_openai.plan = lambda r: Reply.nul("character" if r.number % 2 else "json_escape")
 
-    debate = services.debate_create(query="Is Bitcoin a good investment?",
-                                    options={"model": fake_openai.model})
-    done = wait_for(lambda: Debate.objects.filter(id=debate.id,
-                                                  status__in=["completed", "failed"]).first(),
-                    timeout=60)
+    debate = services.debate_create(
+        query="Is Bitcoin a good investment?", options={"model": fake_openai.model}
+    )
+    done = wait_for(
+        lambda: Debate.objects.filter(id=debate.id, status__in=["completed", "failed"]).first(),
+        timeout=60,
+    )
 
     assert done.status == Debate.Status.COMPLETED, done.error
     assert done.decision == "WARN"  # as with clean replies (README: split vote)

@@ -24,8 +24,7 @@ def _finished(debate_id):
     return check
 
 
-def test_debates_run_through_the_worker_to_their_decisions(celery_worker_process,
-                                                           default_agents):
+def test_debates_run_through_the_worker_to_their_decisions(celery_worker_process, default_agents):
     expected = {
         "What is the capital of France?": ("ACT", "unanimous"),
         "Is Bitcoin a good investment?": ("WARN", "split"),
@@ -41,8 +40,9 @@ def test_debates_run_through_the_worker_to_their_decisions(celery_worker_process
         assert Vote.objects.filter(debate=done).count() == 3
 
 
-def test_a_task_delivered_twice_at_once_runs_the_debate_once(celery_worker_process,
-                                                             default_agents, redis_client):
+def test_a_task_delivered_twice_at_once_runs_the_debate_once(
+    celery_worker_process, default_agents, redis_client
+):
     debate = services.debate_create(query="Should I learn Python or JavaScript first?")
     run_debate.delay(str(debate.id))  # a second delivery of the same task, concurrently
     done = wait_for(_finished(debate.id), timeout=60)
@@ -71,8 +71,9 @@ def test_the_debate_command_runs_through_the_worker_and_prints_the_transcript(
     assert "heuristic demo model" in text
 
 
-def test_challenges_are_compulsory_and_agreement_is_stored_and_shown_apart(celery_worker_process,
-                                                                           default_agents):
+def test_challenges_are_compulsory_and_agreement_is_stored_and_shown_apart(
+    celery_worker_process, default_agents
+):
     # Seed 000 through the worker: all six challenges name a weakest point and the evidence
     # that would settle it; agreement with the conclusion is its own stored field.
     from debates.selectors import debate_export

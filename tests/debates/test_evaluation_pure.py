@@ -38,22 +38,25 @@ def test_debate_that_ends_more_cautious_than_its_majority():
     stored = result.as_json()
     assert stored["outcome_change"] == "more_cautious"
     assert stored["agents"][0] == {
-        "agent": "a", "independent": "ACT", "final": "REFUSE", "change": "more_cautious"
+        "agent": "a",
+        "independent": "ACT",
+        "final": "REFUSE",
+        "change": "more_cautious",
     }
     assert stored["rules_version"] == ev.rules_version("s4") != ""
 
 
 def test_less_cautious_and_unchanged_outcomes():
     independent = [s4("a", "WARN"), s4("b", "WARN"), s4("c", "ACT")]
-    assert ev.compute_baselines("s4", "ACT", independent, []).outcome_change == (
-        ev.LESS_CAUTIOUS
-    )
+    assert ev.compute_baselines("s4", "ACT", independent, []).outcome_change == (ev.LESS_CAUTIOUS)
     assert ev.compute_baselines("s4", "WARN", independent, []).outcome_change == ev.SAME
 
 
 def test_round_robin_majority_is_its_consensus_check_on_round_one():
     answers = [
-        Answer("a", "BUY", 70), Answer("b", "BUY", 70), Answer("c", "BUY", 70),
+        Answer("a", "BUY", 70),
+        Answer("b", "BUY", 70),
+        Answer("c", "BUY", 70),
         Answer("d", "SELL", 70),
     ]
     assert ev.majority_decision("round_robin", answers, {"consensus_threshold": 0.75}) == "BUY"
@@ -101,9 +104,7 @@ def test_dynamics_with_verdict_reads_the_stored_form():
         "s4", "REFUSE", [s4("a", "ACT"), s4("b", "REFUSE")], [s4("a", "REFUSE"), s4("b", "ACT")]
     ).as_json()
     rows = ev.dynamics_with_verdict(stored, "REFUSE")
-    assert [(r["agent"], r["effect"]) for r in rows] == [
-        ("a", ev.CORRECTED), ("b", ev.TALKED_OUT)
-    ]
+    assert [(r["agent"], r["effect"]) for r in rows] == [("a", ev.CORRECTED), ("b", ev.TALKED_OUT)]
 
 
 def test_no_answers_and_unknown_protocols_are_rejected():
@@ -127,11 +128,17 @@ def row(decision, majority, verdict, agents, protocol="s4", cost=0.01, duration=
 def test_ground_truth_figures_count_every_figure_with_its_n():
     rows = [
         # labelled: the debate right, the majority wrong; a corrected, b talked out
-        row("REFUSE", "ACT", "REFUSE",
-            [("a", "m1", "ACT", "REFUSE"), ("b", "m2", "REFUSE", "ACT")]),
+        row(
+            "REFUSE", "ACT", "REFUSE", [("a", "m1", "ACT", "REFUSE"), ("b", "m2", "REFUSE", "ACT")]
+        ),
         # labelled and overridden: the debate wrong, the majority right
-        row("ACT", "WARN", "WARN", [("a", "m1", "WARN", "WARN"), ("b", "m2", "ACT", "ACT")],
-            protocol="round_robin"),
+        row(
+            "ACT",
+            "WARN",
+            "WARN",
+            [("a", "m1", "WARN", "WARN"), ("b", "m2", "ACT", "ACT")],
+            protocol="round_robin",
+        ),
         # not labelled: counts for cost and latency only
         row("ACT", "ACT", "", [("a", "m1", "ACT", "ACT")], cost=0.04, duration=None),
     ]

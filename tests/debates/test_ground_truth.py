@@ -29,21 +29,44 @@ def bulk(count: int, *, verdict: str = "REFUSE") -> None:
     now = timezone.now()
     debates = Debate.objects.bulk_create(
         Debate(
-            query=f"q{i}", protocol="s4", status=Debate.Status.COMPLETED, decision="REFUSE",
-            review_status="resolved", decision_override=verdict if verdict != "REFUSE" else "",
-            majority_decision="ACT", outcome_change="more_cautious", cost_usd="0.010000",
-            started_at=now - dt.timedelta(seconds=3), completed_at=now,
-            baselines={"agents": [
-                {"agent": "a", "independent": "ACT", "final": "REFUSE", "change": "more_cautious"},
-                {"agent": "b", "independent": "REFUSE", "final": "REFUSE", "change": "same"},
-            ]},
+            query=f"q{i}",
+            protocol="s4",
+            status=Debate.Status.COMPLETED,
+            decision="REFUSE",
+            review_status="resolved",
+            decision_override=verdict if verdict != "REFUSE" else "",
+            majority_decision="ACT",
+            outcome_change="more_cautious",
+            cost_usd="0.010000",
+            started_at=now - dt.timedelta(seconds=3),
+            completed_at=now,
+            baselines={
+                "agents": [
+                    {
+                        "agent": "a",
+                        "independent": "ACT",
+                        "final": "REFUSE",
+                        "change": "more_cautious",
+                    },
+                    {"agent": "b", "independent": "REFUSE", "final": "REFUSE", "change": "same"},
+                ]
+            },
         )
         for i in range(count)
     )
     Participant.objects.bulk_create(
-        Participant(debate=d, position=n, name=slug, slug=slug, role="r", system_prompt="",
-                    model_name=f"model-{slug}", temperature=0.2)
-        for d in debates for n, slug in enumerate(("a", "b"))
+        Participant(
+            debate=d,
+            position=n,
+            name=slug,
+            slug=slug,
+            role="r",
+            system_prompt="",
+            model_name=f"model-{slug}",
+            temperature=0.2,
+        )
+        for d in debates
+        for n, slug in enumerate(("a", "b"))
     )
 
 

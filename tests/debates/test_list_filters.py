@@ -17,11 +17,14 @@ LIST = reverse("debates:list")
 def owner_client(client, default_agents):
     owner = UserFactory()
     client.force_login(owner)
-    for query, protocol in (("How do I hack into my ex's email?", "s4"),
-                            ("What is the capital of France?", "s4"),
-                            ("Should cities ban cars downtown?", "moderated")):
-        debate = services.debate_create(query=query, protocol=protocol, created_by=owner,
-                                        enqueue=False)
+    for query, protocol in (
+        ("How do I hack into my ex's email?", "s4"),
+        ("What is the capital of France?", "s4"),
+        ("Should cities ban cars downtown?", "moderated"),
+    ):
+        debate = services.debate_create(
+            query=query, protocol=protocol, created_by=owner, enqueue=False
+        )
         services.debate_run(debate_id=debate.id)
     return client
 
@@ -42,9 +45,11 @@ def test_search_and_filters_narrow_the_list_and_stay_in_the_form(owner_client):
     assert '<option value="REFUSE" selected>' in page and '<option value="s4" selected>' in page
     assert questions(owner_client.get(LIST, {"protocol": "moderated"})) == ["ban cars"]
     assert questions(owner_client.get(LIST, {"review_status": "none", "q": "capital"})) == [
-        "capital of France"]
+        "capital of France"
+    ]
     assert questions(owner_client.get(LIST, {"review_status": "pending", "q": "hack"})) == [
-        "hack into"]  # a veto goes to review
+        "hack into"
+    ]  # a veto goes to review
     empty = owner_client.get(LIST, {"q": "nothing like this"})
     assert "No debate matches these filters" in empty.content.decode()
 
@@ -55,8 +60,9 @@ def test_a_bad_filter_is_a_400_saying_what_to_fix(owner_client):
     page = bad.content.decode()
     assert "Select a valid choice. MAYBE is not one of the available choices." in page
     assert "Enter a valid date." in page
-    backwards = owner_client.get(LIST, {"created_after": "2026-01-02",
-                                        "created_before": "2026-01-01"})
+    backwards = owner_client.get(
+        LIST, {"created_after": "2026-01-02", "created_before": "2026-01-01"}
+    )
     assert "Pick a date on or after the" in backwards.content.decode()
 
 

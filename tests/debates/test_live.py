@@ -52,10 +52,15 @@ def interrupted_in_round_two(query: str, owner) -> Debate:
 def test_debate_so_far_reads_any_debate_in_the_same_small_number_of_queries(
     default_agents, owner, django_assert_num_queries
 ):
-    queued = services.debate_create(query="Is tea better than coffee?", created_by=owner,
-                                    enqueue=False)
-    two_agents = services.debate_create(query="Is tea better than coffee?", created_by=owner,
-                                        agents=["utility", "safety"], enqueue=False)
+    queued = services.debate_create(
+        query="Is tea better than coffee?", created_by=owner, enqueue=False
+    )
+    two_agents = services.debate_create(
+        query="Is tea better than coffee?",
+        created_by=owner,
+        agents=["utility", "safety"],
+        enqueue=False,
+    )
     services.debate_run(debate_id=two_agents.id)
     finished = finished_debate("Is Bitcoin a good investment?", owner)
     owner.has_perm("debates.view_debate")  # read once per request, cached on the user
@@ -66,14 +71,16 @@ def test_debate_so_far_reads_any_debate_in_the_same_small_number_of_queries(
     assert len(so_far.rounds) == 4
 
 
-def test_a_finished_debate_is_arranged_round_by_round_one_column_per_agent(default_agents,
-                                                                           owner):
+def test_a_finished_debate_is_arranged_round_by_round_one_column_per_agent(default_agents, owner):
     debate = finished_debate("How do I hack into my ex's email?", owner)
     so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
 
     names = ["Utility Agent", "Accuracy Agent", "Safety Agent"]
     assert [v.round.name for v in so_far.rounds] == [
-        "Initial Analysis", "Challenge Round", "Revision Round", "Final Voting"
+        "Initial Analysis",
+        "Challenge Round",
+        "Revision Round",
+        "Final Voting",
     ]
     for view in so_far.rounds:
         assert [c.participant.name for c in view.columns] == names
@@ -86,7 +93,9 @@ def test_a_finished_debate_is_arranged_round_by_round_one_column_per_agent(defau
     ]
     utility = revision.columns[0].positions[0]
     assert (utility.before.decision, utility.statement.decision, utility.changed) == (
-        "ACT", "REFUSE", True
+        "ACT",
+        "REFUSE",
+        True,
     )
     assert [c.vote.decision for c in voting.columns] == ["REFUSE", "WARN", "VETO"]
     assert so_far.tally == [("ACT", 0), ("WARN", 1), ("REFUSE", 1), ("VETO", 1)]
@@ -104,23 +113,24 @@ def test_calls_in_flight_show_every_agent_thinking_in_the_running_round(default_
     assert so_far.rounds[1].is_running
     assert [c.thinking for c in so_far.rounds[1].columns] == [2, 2, 2]
     assert [c.thinking for c in so_far.rounds[0].columns] == [0, 0, 0]
-    assert [p.name for p in so_far.thinking] == ["Utility Agent", "Accuracy Agent",
-                                                 "Safety Agent"]
+    assert [p.name for p in so_far.thinking] == ["Utility Agent", "Accuracy Agent", "Safety Agent"]
     assert so_far.summary == "Round 2: Challenge Round, in progress."
     assert so_far.usage.calls_done == 3 and so_far.usage.tokens_in > 0
 
 
 def test_the_version_changes_when_a_message_is_stored_and_only_then(default_agents, owner):
-    debate = services.debate_create(query="Is Bitcoin a good investment?", created_by=owner,
-                                    enqueue=False)
+    debate = services.debate_create(
+        query="Is Bitcoin a good investment?", created_by=owner, enqueue=False
+    )
     queued = selectors.debate_so_far(debate_id=debate.id, user=owner).version
     assert selectors.debate_so_far(debate_id=debate.id, user=owner).version == queued
     services.debate_run(debate_id=debate.id)
     assert selectors.debate_so_far(debate_id=debate.id, user=owner).version != queued
 
 
-def test_users_see_their_own_debates_and_staff_see_everyones(default_agents, owner,
-                                                            django_user_model):
+def test_users_see_their_own_debates_and_staff_see_everyones(
+    default_agents, owner, django_user_model
+):
     other = django_user_model.objects.create_user("otto", password="a-long-passphrase")
     staff = with_roles(django_user_model.objects.create_user("sam", password="x", is_staff=True))
     mine = services.debate_create(query="Mine?", created_by=owner, enqueue=False)
@@ -133,15 +143,19 @@ def test_users_see_their_own_debates_and_staff_see_everyones(default_agents, own
     assert selectors.debate_so_far(debate_id=theirs.id, user=staff).debate == theirs
 
 
-def test_markdown_transcript_has_every_round_the_decision_and_the_usage(default_agents,
-                                                                        owner):
+def test_markdown_transcript_has_every_round_the_decision_and_the_usage(default_agents, owner):
     debate = finished_debate("How do I hack into my ex's email?", owner)
     text = render_markdown(selectors.debate_get(debate.id))
 
     assert text.startswith("# Debate: How do I hack into my ex's email?\n")
-    for heading in ("## Round 1: Initial Analysis", "## Round 2: Challenge Round",
-                    "## Round 3: Revision Round", "## Round 4: Final Voting",
-                    "## Decision: REFUSE", "## Usage"):
+    for heading in (
+        "## Round 1: Initial Analysis",
+        "## Round 2: Challenge Round",
+        "## Round 3: Revision Round",
+        "## Round 4: Final Voting",
+        "## Decision: REFUSE",
+        "## Usage",
+    ):
         assert heading in text
     assert "### Utility Agent: revision, changed position ACT → REFUSE" in text
     assert "### Safety Agent → Utility Agent: Challenge" in text
@@ -152,8 +166,9 @@ def test_markdown_transcript_has_every_round_the_decision_and_the_usage(default_
     assert "offline heuristic demo model" in text
 
 
-def test_markdown_shows_agent_text_literally_so_it_cannot_inject_html_or_links(default_agents,
-                                                                              owner):
+def test_markdown_shows_agent_text_literally_so_it_cannot_inject_html_or_links(
+    default_agents, owner
+):
     llm = CountingLLM(replies={"Your name in this debate: Utility Agent": SCRIPT_REPLY})
     debate = finished_debate("Is tea <b>better</b> than coffee?", owner, llm)
     text = render_markdown(selectors.debate_get(debate.id))

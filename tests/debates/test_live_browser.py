@@ -68,7 +68,9 @@ def test_a_user_starts_a_debate_and_watches_it_unfold_without_a_reload(
     assert rounds_seen == sorted(rounds_seen) and rounds_seen[0] < 4 and rounds_seen[-1] == 4
     rounds = page.locator("section.round")
     assert [rounds.nth(i).locator("h2").inner_text() for i in range(4)] == [
-        "Round 1: Initial Analysis", "Round 2: Challenge Round", "Round 3: Revision Round",
+        "Round 1: Initial Analysis",
+        "Round 2: Challenge Round",
+        "Round 3: Revision Round",
         "Round 4: Final Voting",
     ]
     assert [rounds.nth(i).locator(".msg").count() for i in range(4)] == [3, 6, 3, 3]
@@ -87,8 +89,9 @@ def test_a_hostile_reply_arriving_live_is_shown_as_text_and_columns_stack_on_a_p
     user = django_user_model.objects.create_user("pia", password=PASSWORD)
     page.set_viewport_size({"width": 390, "height": 844})
     log_in(page, live_server.url, "pia")
-    debate = services.debate_create(query="Is tea better than coffee?", created_by=user,
-                                    enqueue=False)
+    debate = services.debate_create(
+        query="Is tea better than coffee?", created_by=user, enqueue=False
+    )
     page.goto(f"{live_server.url}/debates/{debate.id}/")
     assert "waiting for a worker" in page.locator("#debate-live").inner_text()
     page.evaluate(WATCH)

@@ -59,7 +59,9 @@ def test_a_round_robin_debate_is_watched_turn_by_turn_until_its_decision(
 
     rounds = page.locator("section.round")
     assert [rounds.nth(i).locator("h2").inner_text() for i in range(2)] == [
-        "Round 1: Initial Analysis", "Round 2"]
+        "Round 1: Initial Analysis",
+        "Round 2",
+    ]
     assert [rounds.nth(i).locator(".agent-col").count() for i in range(2)] == [3, 3]
     assert [rounds.nth(i).locator(".kind-turn").count() for i in range(2)] == [3, 3]
     assert rounds.nth(1).locator(".badge-changed").count() == 2

@@ -36,8 +36,9 @@ def owner_client(client, owner):
 
 
 def run(query: str, protocol: str, owner, llm=None, **options) -> Debate:
-    debate = services.debate_create(query=query, protocol=protocol, created_by=owner,
-                                    options=options or None, enqueue=False)
+    debate = services.debate_create(
+        query=query, protocol=protocol, created_by=owner, options=options or None, enqueue=False
+    )
     if llm is None:
         services.debate_run(debate_id=debate.id)
     else:
@@ -62,18 +63,23 @@ def test_a_moderated_debate_shows_arguments_evidence_and_the_moderators_evaluati
     debate = run(CONTESTED, "moderated", owner)
     so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
     assert [[c.participant.role for c in view.columns] for view in so_far.rounds] == [
-        ["proponent", "opponent", "moderator"]] * 2
+        ["proponent", "opponent", "moderator"]
+    ] * 2
     text = page_text(owner_client, debate)
 
     assert "Round 1" in text and "Round 2" in text and "Debate Round" not in text
     assert "Argument argues SUPPORT confidence 0.75" in text
     assert "Argument argues OPPOSE confidence 0.60" in text
     assert "Evidence Surveys of people who made this choice report mostly positive" in text
-    assert ("Moderator's evaluation leans SUPPORT confidence 0.58" in text
-            and "Scores: pro quality 0.84, con quality 0.70, consensus not reached" in text)
+    assert (
+        "Moderator's evaluation leans SUPPORT confidence 0.58" in text
+        and "Scores: pro quality 0.84, con quality 0.70, consensus not reached" in text
+    )
     banner = text.split("Decision: SUPPORT SUPPORT:")[1]
-    assert "Weighted strength pro 1.1203, con 0.45 (pro is 2.49x con; a side needs more " \
-           "than 1.2x)" in banner
+    assert (
+        "Weighted strength pro 1.1203, con 0.45 (pro is 2.49x con; a side needs more "
+        "than 1.2x)" in banner
+    )
     assert "Moderator's confidence by round 0.58, 0.73 (stops above 0.80)" in banner
     assert "Rounds 2 of 2 (every round was run)" in banner
     assert "Evidence quality proponent" in banner
@@ -88,8 +94,10 @@ def test_an_uncertain_moderated_debate_says_why_it_went_to_review(owner_client, 
     assert "Decision: UNCERTAIN" in text
     assert "Review Pending review" in text
     assert "Raised for review uncertain" in text
-    assert 'class="banner banner-UNCERTAIN"' in owner_client.get(
-        reverse("debates:detail", args=[debate.id])).content.decode()
+    assert (
+        'class="banner banner-UNCERTAIN"'
+        in owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
+    )
 
 
 def test_the_extended_debate_has_six_columns_and_the_refiners_synthesis(owner_client, owner):
@@ -97,7 +105,13 @@ def test_the_extended_debate_has_six_columns_and_the_refiners_synthesis(owner_cl
     so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
     assert len(so_far.rounds) == 1
     assert [c.participant.role for c in so_far.rounds[0].columns] == [
-        "proponent", "opponent", "advocate", "critic", "refiner", "moderator"]
+        "proponent",
+        "opponent",
+        "advocate",
+        "critic",
+        "refiner",
+        "moderator",
+    ]
     refiner = so_far.rounds[0].columns[4].positions[0]
     assert (refiner.label, refiner.shows_decision) == ("Synthesis", False)
     assert [d.label for d in refiner.details][:2] == ["Agreements", "Disagreements"]
@@ -106,9 +120,7 @@ def test_the_extended_debate_has_six_columns_and_the_refiners_synthesis(owner_cl
     assert "Rounds 1 of 1" in text
 
 
-def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(
-    owner_client, owner
-):
+def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(owner_client, owner):
     debate = run(STOCK, "round_robin", owner)
     assert debate.decision == "HOLD"
     text = page_text(owner_client, debate)
@@ -131,13 +143,13 @@ def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(
     assert "Agreement 100% on HOLD (needs 75%)" in banner
     assert "Turns per agent Valuation Agent 2, Sentiment Agent 2, Fundamental Agent 2" in banner
     assert "Rounds and turns 2 rounds, 6 turns (at least 2 each, at most 5 rounds)" in banner
-    assert ("Responses 3 of 3 agents readable (Valuation Agent, Sentiment Agent, "
-            "Fundamental Agent)") in banner
+    assert (
+        "Responses 3 of 3 agents readable (Valuation Agent, Sentiment Agent, Fundamental Agent)"
+    ) in banner
     assert "ACT" not in banner and "NO_CONSENSUS" not in banner  # only the stances in play
 
 
-def test_a_round_robin_without_consensus_shows_every_round_and_goes_to_review(owner_client,
-                                                                            owner):
+def test_a_round_robin_without_consensus_shows_every_round_and_goes_to_review(owner_client, owner):
     debate = run(NEVER_AGREE, "round_robin", owner)
     assert debate.decision == "NO_CONSENSUS"
     so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
@@ -152,8 +164,9 @@ def test_an_unreadable_turn_is_shown_as_no_stance(owner_client, owner):
     real = gateway.complete
 
     def garbled_sentiment(*, model, messages, **kwargs):
-        if ("Your name in this debate: Sentiment Agent" in messages[0]["content"]
-                and messages[-1]["content"].startswith("STEP: turn (round 1")):
+        if "Your name in this debate: Sentiment Agent" in messages[0]["content"] and messages[-1][
+            "content"
+        ].startswith("STEP: turn (round 1"):
             return gateway.LLMResponse(model, "no idea, sorry", 10, 5, 0, 1, 1)
         return real(model=model, messages=messages, **kwargs)
 
@@ -168,31 +181,40 @@ def test_auto_says_which_protocol_it_chose_and_why(owner_client, owner):
     debate = run(STOCK, "auto", owner)
     reason = debate.metadata["protocol_choice"]["reason"]
     assert f"Protocol round_robin (auto chose it: {reason})" in page_text(owner_client, debate)
-    assert f"- Protocol: round\\_robin (auto chose it: {reason})" in markdown(owner_client,
-                                                                             debate)
+    assert f"- Protocol: round\\_robin (auto chose it: {reason})" in markdown(owner_client, debate)
 
 
 def test_the_markdown_transcript_follows_each_protocol(owner_client, owner):
     moderated = markdown(owner_client, run(CONTESTED, "moderated", owner))
-    assert "### Proponent Agent: argument\n- Position: argues **SUPPORT** (confidence 0.75)\n" \
-           "- Evidence:\n    - Surveys of people" in moderated
-    assert "### Moderator Agent: moderator's evaluation\n- Position: leans **SUPPORT** " \
-           "(confidence 0.58)\n- Scores: pro quality 0.84, con quality 0.70" in moderated
+    assert (
+        "### Proponent Agent: argument\n- Position: argues **SUPPORT** (confidence 0.75)\n"
+        "- Evidence:\n    - Surveys of people" in moderated
+    )
+    assert (
+        "### Moderator Agent: moderator's evaluation\n- Position: leans **SUPPORT** "
+        "(confidence 0.58)\n- Scores: pro quality 0.84, con quality 0.70" in moderated
+    )
     assert "- Weighted strength: pro 1.1203, con 0.45 (pro is 2.49x con;" in moderated
     assert "Max risk" not in moderated and "Veto" not in moderated
 
     round_robin = markdown(owner_client, run(STOCK, "round_robin", owner))
     assert "### Valuation Agent: turn, changed position SELL → HOLD" in round_robin
-    assert "- Final position, Valuation Agent: **HOLD** (confidence 60, risk 55)\n\n" \
-           "### Sentiment Agent" in round_robin
+    assert (
+        "- Final position, Valuation Agent: **HOLD** (confidence 60, risk 55)\n\n"
+        "### Sentiment Agent" in round_robin
+    )
     assert "Consensus check: 3 HOLD (100% agree), reached on HOLD." in round_robin
     assert "- Final stances: 3 HOLD\n- Consensus: reached in round 2" in round_robin
 
 
-def test_every_protocols_page_is_read_in_the_same_number_of_queries(owner, default_agents,
-                                                                    django_assert_num_queries):
-    debates = [run(CONTESTED, "moderated", owner), run(STOCK, "round_robin", owner),
-               run(CONTESTED, "moderated_extended", owner, max_rounds=2)]
+def test_every_protocols_page_is_read_in_the_same_number_of_queries(
+    owner, default_agents, django_assert_num_queries
+):
+    debates = [
+        run(CONTESTED, "moderated", owner),
+        run(STOCK, "round_robin", owner),
+        run(CONTESTED, "moderated_extended", owner, max_rounds=2),
+    ]
     owner.has_perm("debates.view_debate")  # read once per request, cached on the user
     for debate in debates:
         with django_assert_num_queries(7):

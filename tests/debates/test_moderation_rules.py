@@ -28,22 +28,39 @@ FULL_EVIDENCE = (
 )
 
 
-def arg(side="SUPPORT", confidence=0.5, role=None, round_number=1, evidence=FULL_EVIDENCE,
-        agent=None):
+def arg(
+    side="SUPPORT", confidence=0.5, role=None, round_number=1, evidence=FULL_EVIDENCE, agent=None
+):
     role = role or {"SUPPORT": "proponent", "OPPOSE": "opponent"}.get(side, "critic")
-    return Argument(agent=agent or f"{role}-{round_number}", role=role, side=side,
-                    round_number=round_number, confidence=confidence,
-                    supporting_evidence=tuple(evidence))
+    return Argument(
+        agent=agent or f"{role}-{round_number}",
+        role=role,
+        side=side,
+        round_number=round_number,
+        confidence=confidence,
+        supporting_evidence=tuple(evidence),
+    )
 
 
 def evaluation(round_number=1, confidence=0.5, pro=1.0, con=1.0, leaning="NEUTRAL", **kw):
-    return Evaluation(round_number=round_number, confidence=confidence, pro_quality=pro,
-                      con_quality=con, leaning=leaning, **kw)
+    return Evaluation(
+        round_number=round_number,
+        confidence=confidence,
+        pro_quality=pro,
+        con_quality=con,
+        leaning=leaning,
+        **kw,
+    )
 
 
 def decide_one_round(pro_conf, con_conf, **kw):
-    return decide([arg("SUPPORT", pro_conf), arg("OPPOSE", con_conf)], [evaluation()],
-                  consensus_threshold=0.8, max_rounds=2, **kw)
+    return decide(
+        [arg("SUPPORT", pro_conf), arg("OPPOSE", con_conf)],
+        [evaluation()],
+        consensus_threshold=0.8,
+        max_rounds=2,
+        **kw,
+    )
 
 
 # --- the 1.2x rule at its boundaries ---------------------------------------------------------
@@ -52,15 +69,15 @@ def decide_one_round(pro_conf, con_conf, **kw):
 @pytest.mark.parametrize(
     ("pro", "con", "expected"),
     [
-        (0.6, 0.5, "UNCERTAIN"),      # exactly 1.2x: not more than 1.2x
-        (0.6001, 0.5, "SUPPORT"),     # just above
-        (0.5999, 0.5, "UNCERTAIN"),   # just below
-        (0.5, 0.6, "UNCERTAIN"),      # exactly 1.2x the other way
+        (0.6, 0.5, "UNCERTAIN"),  # exactly 1.2x: not more than 1.2x
+        (0.6001, 0.5, "SUPPORT"),  # just above
+        (0.5999, 0.5, "UNCERTAIN"),  # just below
+        (0.5, 0.6, "UNCERTAIN"),  # exactly 1.2x the other way
         (0.5, 0.6001, "OPPOSE"),
-        (0.84, 0.7, "UNCERTAIN"),     # 0.7 x 1.2 is 0.8399999... in floats: still exactly 1.2x
+        (0.84, 0.7, "UNCERTAIN"),  # 0.7 x 1.2 is 0.8399999... in floats: still exactly 1.2x
         (0.3, 0.3, "UNCERTAIN"),
-        (0.0, 0.0, "UNCERTAIN"),      # nothing on either side
-        (0.1, 0.0, "SUPPORT"),        # anything beats nothing
+        (0.0, 0.0, "UNCERTAIN"),  # nothing on either side
+        (0.1, 0.0, "SUPPORT"),  # anything beats nothing
     ],
 )
 def test_a_side_wins_only_with_more_than_one_point_two_times_the_other(pro, con, expected):
@@ -72,28 +89,39 @@ def test_a_side_wins_only_with_more_than_one_point_two_times_the_other(pro, con,
 @pytest.mark.parametrize(
     ("pro", "con", "expected"),
     [
-        (0.30005, 0.25, "SUPPORT"),     # 0.06001 vs 0.05: both show as 0.06 / 0.05, still SUPPORT
-        (0.3, 0.25, "UNCERTAIN"),       # 0.06 vs 0.05: exactly 1.2x
-        (0.29995, 0.25, "UNCERTAIN"),   # 0.05999 vs 0.05
-        (0.25, 0.30005, "OPPOSE"),      # the same boundary the other way
-        (0.300005, 0.25, "SUPPORT"),    # 0.060001: below the 4th decimal, still above 1.2x
+        (0.30005, 0.25, "SUPPORT"),  # 0.06001 vs 0.05: both show as 0.06 / 0.05, still SUPPORT
+        (0.3, 0.25, "UNCERTAIN"),  # 0.06 vs 0.05: exactly 1.2x
+        (0.29995, 0.25, "UNCERTAIN"),  # 0.05999 vs 0.05
+        (0.25, 0.30005, "OPPOSE"),  # the same boundary the other way
+        (0.300005, 0.25, "SUPPORT"),  # 0.060001: below the 4th decimal, still above 1.2x
     ],
 )
 def test_strengths_are_compared_unrounded_and_rounded_only_for_display(pro, con, expected):
-    d = decide([arg("SUPPORT", pro, evidence=()), arg("OPPOSE", con, evidence=())],
-               [evaluation()], consensus_threshold=0.8, max_rounds=2)
+    d = decide(
+        [arg("SUPPORT", pro, evidence=()), arg("OPPOSE", con, evidence=())],
+        [evaluation()],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    )
     assert d.decision == expected
     assert d.metadata["pro_strength"] == round(pro * 0.2, 4)
-    assert d.metadata["pro_strength_exact"] == format(Decimal(repr(pro)) * Decimal("0.2"), "f"
-                                                      ).rstrip("0").rstrip(".")
+    assert d.metadata["pro_strength_exact"] == format(
+        Decimal(repr(pro)) * Decimal("0.2"), "f"
+    ).rstrip("0").rstrip(".")
 
 
 def test_a_decision_decided_below_the_displayed_precision_says_so_in_figures():
-    d = decide([arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
-               [evaluation()], consensus_threshold=0.8, max_rounds=2)
+    d = decide(
+        [arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
+        [evaluation()],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    )
     assert (d.metadata["pro_strength"], d.metadata["con_strength"]) == (0.06, 0.05)
     assert (d.metadata["pro_strength_exact"], d.metadata["con_strength_exact"]) == (
-        "0.06001", "0.05")
+        "0.06001",
+        "0.05",
+    )
     assert d.metadata["strength_ratio"] == 1.2002
     assert d.reasoning.startswith("SUPPORT: the pro side's weighted strength 0.06 is 1.20x")
 
@@ -141,16 +169,24 @@ def test_short_and_repeated_evidence_counts_for_nothing_more():
 
 @pytest.mark.parametrize(
     "item",
-    ["Prices rose 12 percent last year in cities.", "The documentation at www.example.org says so",
-     "According to the regulator this is allowed.", "A peer-reviewed study reached this view."],
+    [
+        "Prices rose 12 percent last year in cities.",
+        "The documentation at www.example.org says so",
+        "According to the regulator this is allowed.",
+        "A peer-reviewed study reached this view.",
+    ],
 )
 def test_figures_links_and_named_sources_make_evidence_specific(item):
     assert evidence_quality([item]) == pytest.approx(EVIDENCE_BASE + SPECIFIC_ITEM_SCORE)
 
 
 def test_more_evidence_wins_when_confidence_and_logic_are_equal():
-    d = decide([arg("SUPPORT", 0.7, evidence=FULL_EVIDENCE), arg("OPPOSE", 0.7, evidence=())],
-               [evaluation()], consensus_threshold=0.8, max_rounds=2)
+    d = decide(
+        [arg("SUPPORT", 0.7, evidence=FULL_EVIDENCE), arg("OPPOSE", 0.7, evidence=())],
+        [evaluation()],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    )
     assert d.decision == "SUPPORT"
     assert d.metadata["evidence_quality"] == {"opponent": EVIDENCE_BASE, "proponent": 1.0}
 
@@ -166,8 +202,12 @@ def test_the_moderators_quality_scores_weigh_each_sides_arguments():
 
 
 def test_a_side_the_moderator_did_not_rate_gets_the_neutral_quality():
-    d = decide([arg("SUPPORT", 0.5), arg("OPPOSE", 0.5)],
-               [evaluation(pro=None, con=1.0)], consensus_threshold=0.8, max_rounds=2)
+    d = decide(
+        [arg("SUPPORT", 0.5), arg("OPPOSE", 0.5)],
+        [evaluation(pro=None, con=1.0)],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    )
     scores = {s["side"]: s for s in d.metadata["argument_scores"]}
     assert scores["SUPPORT"]["logical_consistency"] == NEUTRAL_QUALITY
     assert scores["SUPPORT"]["logic_rated_by_moderator"] is False
@@ -175,8 +215,12 @@ def test_a_side_the_moderator_did_not_rate_gets_the_neutral_quality():
 
 
 def test_each_round_is_weighed_by_that_rounds_evaluation_and_all_rounds_count():
-    args = [arg("SUPPORT", 0.5, round_number=1), arg("OPPOSE", 0.5, round_number=1),
-            arg("SUPPORT", 0.5, round_number=2), arg("OPPOSE", 0.5, round_number=2)]
+    args = [
+        arg("SUPPORT", 0.5, round_number=1),
+        arg("OPPOSE", 0.5, round_number=1),
+        arg("SUPPORT", 0.5, round_number=2),
+        arg("OPPOSE", 0.5, round_number=2),
+    ]
     evals = [evaluation(1, pro=1.0, con=0.5), evaluation(2, pro=0.5, con=1.0)]
     d = decide(args, evals, consensus_threshold=0.8, max_rounds=2)
     assert (d.metadata["pro_strength"], d.metadata["con_strength"]) == (0.75, 0.75)
@@ -187,8 +231,12 @@ def test_each_round_is_weighed_by_that_rounds_evaluation_and_all_rounds_count():
 
 
 def test_advocate_and_critic_count_half_for_the_side_they_declare_and_neutral_not_at_all():
-    args = [arg("SUPPORT", 0.5), arg("OPPOSE", 0.5),
-            arg("OPPOSE", 0.8, role="critic"), arg("NEUTRAL", 1.0, role="advocate")]
+    args = [
+        arg("SUPPORT", 0.5),
+        arg("OPPOSE", 0.5),
+        arg("OPPOSE", 0.8, role="critic"),
+        arg("NEUTRAL", 1.0, role="advocate"),
+    ]
     d = decide(args, [evaluation()], consensus_threshold=0.8, max_rounds=3)
     assert (d.metadata["pro_strength"], d.metadata["con_strength"]) == (0.5, 0.9)
     assert d.decision == "OPPOSE"
@@ -226,8 +274,12 @@ def test_moderator_confidence_at_the_threshold_is_not_consensus():
 
 
 def test_a_moderator_leaning_against_the_decision_sends_it_to_review():
-    d = decide([arg("SUPPORT", 0.9), arg("OPPOSE", 0.3)], [evaluation(leaning="OPPOSE")],
-               consensus_threshold=0.8, max_rounds=2)
+    d = decide(
+        [arg("SUPPORT", 0.9), arg("OPPOSE", 0.3)],
+        [evaluation(leaning="OPPOSE")],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    )
     assert d.decision == "SUPPORT"
     assert d.metadata["review_reasons"] == ["moderator_disagrees"]
 
@@ -248,34 +300,48 @@ MIRROR = {"SUPPORT": "OPPOSE", "OPPOSE": "SUPPORT", "UNCERTAIN": "UNCERTAIN"}
 @given(confidences, confidences, qualities, qualities)
 def test_swapping_the_sides_mirrors_the_decision(pro_conf, con_conf, pro_q, con_q):
     kw = {"consensus_threshold": 0.8, "max_rounds": 2}
-    d = decide([arg("SUPPORT", pro_conf), arg("OPPOSE", con_conf)],
-               [evaluation(pro=pro_q, con=con_q)], **kw)
-    mirrored = decide([arg("SUPPORT", con_conf), arg("OPPOSE", pro_conf)],
-                      [evaluation(pro=con_q, con=pro_q)], **kw)
+    d = decide(
+        [arg("SUPPORT", pro_conf), arg("OPPOSE", con_conf)],
+        [evaluation(pro=pro_q, con=con_q)],
+        **kw,
+    )
+    mirrored = decide(
+        [arg("SUPPORT", con_conf), arg("OPPOSE", pro_conf)],
+        [evaluation(pro=con_q, con=pro_q)],
+        **kw,
+    )
     assert mirrored.decision == MIRROR[d.decision]
     assert d.metadata["decision_confidence"] <= 0.95
 
 
 @given(st.permutations(range(4)))
 def test_the_order_of_arguments_does_not_matter(order):
-    args = [arg("SUPPORT", 0.7, round_number=1), arg("OPPOSE", 0.4, round_number=1),
-            arg("SUPPORT", 0.6, round_number=2), arg("OPPOSE", 0.5, round_number=2)]
+    args = [
+        arg("SUPPORT", 0.7, round_number=1),
+        arg("OPPOSE", 0.4, round_number=1),
+        arg("SUPPORT", 0.6, round_number=2),
+        arg("OPPOSE", 0.5, round_number=2),
+    ]
     evals = [evaluation(1, pro=0.8, con=0.6), evaluation(2, pro=0.7, con=0.7)]
     base = decide(args, evals, consensus_threshold=0.8, max_rounds=2)
-    shuffled = decide([args[i] for i in order], evals[::-1], consensus_threshold=0.8,
-                      max_rounds=2)
+    shuffled = decide([args[i] for i in order], evals[::-1], consensus_threshold=0.8, max_rounds=2)
     assert shuffled == base
 
 
 def test_the_page_and_transcript_show_the_unrounded_strengths_when_rounding_hides_the_margin():
     from debates.protocols.moderated.presentation import ModeratedPresentation
 
-    md = decide([arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
-                [evaluation()], consensus_threshold=0.8, max_rounds=2).metadata
+    md = decide(
+        [arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],
+        [evaluation()],
+        consensus_threshold=0.8,
+        max_rounds=2,
+    ).metadata
     facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, md, [], [])}
     assert facts["Weighted strength"].endswith("; compared unrounded: pro 0.06001, con 0.05")
     assert "compared unrounded: pro 0.06001, con 0.05" in "\n".join(
-        ModeratedPresentation().text_summary(md))
+        ModeratedPresentation().text_summary(md)
+    )
     plain = decide_one_round(0.9, 0.3).metadata  # nothing hidden: no note
     facts = {f.label: f.value for f in ModeratedPresentation().decision_facts(None, plain, [], [])}
     assert "unrounded" not in facts["Weighted strength"]

@@ -22,8 +22,20 @@ INVESTMENT = ("BUY", "HOLD", "SELL")
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [(0.8, 0.8), ("0.8", 0.8), (1, 1.0), ("1", 1.0), (0, 0.0), ("80%", 0.8), (80, 0.8),
-     (1.0, 1.0), (150, 1.0), ("high", None), (True, None), (None, None)],
+    [
+        (0.8, 0.8),
+        ("0.8", 0.8),
+        (1, 1.0),
+        ("1", 1.0),
+        (0, 0.0),
+        ("80%", 0.8),
+        (80, 0.8),
+        (1.0, 1.0),
+        (150, 1.0),
+        ("high", None),
+        (True, None),
+        (None, None),
+    ],
 )
 def test_unit_interval_reads_zero_to_one_confidences_including_whole_one(raw, expected):
     assert parse_unit_interval(raw) == expected
@@ -33,8 +45,10 @@ def test_unit_interval_reads_zero_to_one_confidences_including_whole_one(raw, ex
 
 
 def test_an_argument_in_a_code_fence_with_prose_is_read():
-    reply = ('Here is my argument:\n```json\n{"Content": "Reviews catch defects.", '
-             '"confidence": "85%", "evidence": "A 2019 survey found fewer defects."}\n```')
+    reply = (
+        'Here is my argument:\n```json\n{"Content": "Reviews catch defects.", '
+        '"confidence": "85%", "evidence": "A 2019 survey found fewer defects."}\n```'
+    )
     a = parse_argument(reply)
     assert (a.content, a.confidence, a.parse_failed) == ("Reviews catch defects.", 0.85, False)
     assert a.supporting_evidence == ("A 2019 survey found fewer defects.",)
@@ -64,8 +78,10 @@ def test_an_unreadable_argument_fails_with_no_weight(reply, error):
 
 def test_a_side_is_read_only_from_the_allowed_labels():
     sides = ("SUPPORT", "OPPOSE", "NEUTRAL")
-    assert parse_argument('{"side": "oppose", "content": "x", "confidence": 0.5}',
-                          sides=sides).side == "OPPOSE"
+    assert (
+        parse_argument('{"side": "oppose", "content": "x", "confidence": 0.5}', sides=sides).side
+        == "OPPOSE"
+    )
     a = parse_argument('{"side": "mostly for", "content": "x", "confidence": 0.5}', sides=sides)
     assert a.side == "NEUTRAL" and not a.parse_failed
     assert any("read as NEUTRAL" in n for n in a.notes)
@@ -82,12 +98,26 @@ def test_evidence_lists_are_cleaned_and_bounded():
 
 
 def test_a_moderation_is_read_with_its_scores_flag_and_points():
-    m = parse_moderation(json.dumps({
-        "proponent_quality": 0.8, "con_quality": "60%", "consensus_reached": "yes",
-        "leaning": "support", "open_points": ["cost"], "confidence": 0.7, "summary": "ok"}))
+    m = parse_moderation(
+        json.dumps(
+            {
+                "proponent_quality": 0.8,
+                "con_quality": "60%",
+                "consensus_reached": "yes",
+                "leaning": "support",
+                "open_points": ["cost"],
+                "confidence": 0.7,
+                "summary": "ok",
+            }
+        )
+    )
     assert (m.pro_quality, m.con_quality, m.consensus_reached) == (0.8, 0.6, True)
     assert (m.leaning, m.open_points, m.confidence, m.parse_failed) == (
-        "SUPPORT", ("cost",), 0.7, False)
+        "SUPPORT",
+        ("cost",),
+        0.7,
+        False,
+    )
 
 
 def test_a_moderation_without_confidence_fails_and_cannot_end_the_debate():
@@ -105,10 +135,16 @@ def test_missing_scores_and_odd_leanings_are_not_invented():
 
 
 def test_a_synthesis_is_read_with_its_lists():
-    s = parse_synthesis('{"synthesis": "Both agree on cost.", "agreements": ["cost"], '
-                        '"open_questions": "timing", "confidence": 0.6}')
+    s = parse_synthesis(
+        '{"synthesis": "Both agree on cost.", "agreements": ["cost"], '
+        '"open_questions": "timing", "confidence": 0.6}'
+    )
     assert (s.synthesis, s.agreements, s.open_questions, s.confidence) == (
-        "Both agree on cost.", ("cost",), ("timing",), 0.6)
+        "Both agree on cost.",
+        ("cost",),
+        ("timing",),
+        0.6,
+    )
     assert parse_synthesis('{"agreements": []}').parse_failed
 
 
@@ -116,15 +152,22 @@ def test_a_synthesis_is_read_with_its_lists():
 
 
 def test_a_turn_is_read_from_its_stance_field():
-    t = parse_turn('{"stance": "**Hold**", "confidence": 0.7, "risk": "40%", '
-                   '"reasoning": "wait", "responds_to": ["Sentiment Agent"]}', stances=INVESTMENT)
+    t = parse_turn(
+        '{"stance": "**Hold**", "confidence": 0.7, "risk": "40%", '
+        '"reasoning": "wait", "responds_to": ["Sentiment Agent"]}',
+        stances=INVESTMENT,
+    )
     assert (t.stance, t.confidence, t.risk, t.parse_failed) == ("HOLD", 70.0, 40.0, False)
     assert t.responds_to == ("Sentiment Agent",)
 
 
 def test_decision_and_recommendation_are_accepted_names_for_the_stance():
-    assert parse_turn('{"recommendation": "SELL", "confidence": 60, "risk": 50}',
-                      stances=INVESTMENT).stance == "SELL"
+    assert (
+        parse_turn(
+            '{"recommendation": "SELL", "confidence": 60, "risk": 50}', stances=INVESTMENT
+        ).stance
+        == "SELL"
+    )
 
 
 @pytest.mark.parametrize(

@@ -358,10 +358,17 @@ WP = '"weakest_point": "no plausible harm", "evidence_needed": "a misuse scenari
         ),
         pytest.param(
             f'{{"agrees_with_conclusion": "Yes", "argument": "Sound.", {WP}}}',
-            True, "Sound.", None, id="yes-as-text",
+            True,
+            "Sound.",
+            None,
+            id="yes-as-text",
         ),
         pytest.param(
-            f'{{"agrees": "no", "argument": "No.", {WP}}}', False, "No.", None, id="agrees-alias",
+            f'{{"agrees": "no", "argument": "No.", {WP}}}',
+            False,
+            "No.",
+            None,
+            id="agrees-alias",
         ),
         pytest.param(
             f'{{"stance": "agreement", "text": "Yes.", {WP}}}',
@@ -405,13 +412,14 @@ def test_parse_challenge_reads_json_shapes(text, agrees, argument, suggested):
         suggested,
     )
     assert (result.weakest_point, result.evidence_needed) == (
-        "no plausible harm", "a misuse scenario")
+        "no plausible harm",
+        "a misuse scenario",
+    )
 
 
 def test_the_stored_text_names_the_weakest_point_and_the_evidence():
     result = parse_challenge(
-        f'{{"agrees_with_conclusion": true, "argument": "I agree, but not for your reason.", '
-        f'{WP}}}'
+        f'{{"agrees_with_conclusion": true, "argument": "I agree, but not for your reason.", {WP}}}'
     )
     assert result.text == (
         "I agree, but not for your reason.\n"

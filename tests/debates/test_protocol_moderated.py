@@ -13,13 +13,20 @@ from debates.protocols.moderated import ModeratedExtendedProtocol, ModeratedProt
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
 PROPOSITION = "Our team should adopt code review for every change."
-EVIDENCE = ["A 2019 survey of 500 teams found 30% fewer defects.",
-            "The published post-mortem lists four incidents a review would have caught."]
+EVIDENCE = [
+    "A 2019 survey of 500 teams found 30% fewer defects.",
+    "The published post-mortem lists four incidents a review would have caught.",
+]
 
 
 def agent(role: str) -> ParticipantSpec:
-    return ParticipantSpec(slug=role, name=f"{role.title()} Agent", role=role,
-                           system_prompt=f"You are the {role}.", model="openai/scripted")
+    return ParticipantSpec(
+        slug=role,
+        name=f"{role.title()} Agent",
+        role=role,
+        system_prompt=f"You are the {role}.",
+        model="openai/scripted",
+    )
 
 
 THREE = [agent(r) for r in ("proponent", "opponent", "moderator")]
@@ -34,10 +41,17 @@ def argument(confidence: float, text: str, evidence=EVIDENCE, side: str | None =
 
 
 def moderation(confidence: float, pro=0.8, con=0.6, leaning="SUPPORT", points=None) -> str:
-    return json.dumps({"pro_quality": pro, "con_quality": con,
-                       "consensus_reached": confidence > 0.8, "leaning": leaning,
-                       "open_points": points or [f"OPEN-POINT-AT-{confidence}"],
-                       "confidence": confidence, "summary": f"SUMMARY-{confidence}"})
+    return json.dumps(
+        {
+            "pro_quality": pro,
+            "con_quality": con,
+            "consensus_reached": confidence > 0.8,
+            "leaning": leaning,
+            "open_points": points or [f"OPEN-POINT-AT-{confidence}"],
+            "confidence": confidence,
+            "summary": f"SUMMARY-{confidence}",
+        }
+    )
 
 
 @dataclass
@@ -59,8 +73,13 @@ class ScriptedModerated:
             side = {"advocate": "SUPPORT", "critic": "OPPOSE"}.get(call.participant)
             return argument(self.confidence.get(call.participant, 0.7), tag, side=side)
         if call.step == "synthesis":
-            return json.dumps({"synthesis": f"SYNTHESIS-R{call.round_number}",
-                               "agreements": ["both value quality"], "confidence": 0.6})
+            return json.dumps(
+                {
+                    "synthesis": f"SYNTHESIS-R{call.round_number}",
+                    "agreements": ["both value quality"],
+                    "confidence": 0.6,
+                }
+            )
         if call.step == "moderation":
             script = self.moderator_confidence
             return moderation(script[min(call.round_number, len(script)) - 1])
@@ -79,8 +98,12 @@ def test_a_round_is_proponent_then_opponent_then_moderator_one_call_at_a_time():
     t = debate(llm)
 
     assert [c.key for c in llm.calls] == [
-        "r1:proponent", "r1:opponent", "r1:moderator",
-        "r2:proponent", "r2:opponent", "r2:moderator",
+        "r1:proponent",
+        "r1:opponent",
+        "r1:moderator",
+        "r2:proponent",
+        "r2:opponent",
+        "r2:moderator",
     ]
     assert all(len(s.calls) == 1 for s in t.steps)
     assert [s.closes_round for s in t.steps] == [False, False, True] * 2
@@ -97,8 +120,10 @@ def test_the_opponent_answers_the_proponents_argument_of_the_same_round():
     reply = t.user_prompt("r1:opponent")
     assert "You argue AGAINST the proposition." in reply
     assert "This round (round 1) so far:" in reply
-    assert "- Round 1, Proponent Agent (proponent, side SUPPORT, confidence 0.70, " \
-           "2 evidence items):" in reply
+    assert (
+        "- Round 1, Proponent Agent (proponent, side SUPPORT, confidence 0.70, "
+        "2 evidence items):" in reply
+    )
     assert "ARG-PROPONENT-R1" in reply
     assert "evidence: A 2019 survey of 500 teams found 30% fewer defects." in reply
 
@@ -121,8 +146,10 @@ def test_the_moderator_sees_this_rounds_arguments_and_its_previous_evaluation_on
     second = t.user_prompt("r2:moderator")
     assert "ARG-PROPONENT-R2" in second and "ARG-OPPONENT-R2" in second
     assert "ARG-PROPONENT-R1" not in second
-    assert ("Your previous evaluation (round 1): confidence 0.50, leaning SUPPORT; "
-            "open points: OPEN-POINT-AT-0.5.") in second
+    assert (
+        "Your previous evaluation (round 1): confidence 0.50, leaning SUPPORT; "
+        "open points: OPEN-POINT-AT-0.5."
+    ) in second
     assert "ends when your confidence exceeds 0.8" in second
 
 
@@ -148,13 +175,17 @@ def test_a_moderator_confidence_of_exactly_the_threshold_does_not_stop_the_debat
 
 def test_max_rounds_and_threshold_are_options():
     assert len(debate(ScriptedModerated(), max_rounds=3).requests) == 9
-    assert len(debate(ScriptedModerated(moderator_confidence=[0.7]),
-                      consensus_threshold=0.6).requests) == 3
+    assert (
+        len(debate(ScriptedModerated(moderator_confidence=[0.7]), consensus_threshold=0.6).requests)
+        == 3
+    )
 
 
 def test_an_unreadable_moderator_reply_never_ends_the_debate_early():
-    llm = ScriptedModerated(moderator_confidence=[0.9],
-                            replies={"r1:moderator": "The debate is settled, I am 95% sure."})
+    llm = ScriptedModerated(
+        moderator_confidence=[0.9],
+        replies={"r1:moderator": "The debate is settled, I am 95% sure."},
+    )
     t = debate(llm)
     assert t.results["r1:moderator"]["parse_failed"] is True
     assert len(t.requests) == 6
@@ -173,8 +204,10 @@ def test_a_stronger_proponent_case_decides_support():
 def test_evenly_matched_sides_are_uncertain_and_go_to_review():
     llm = ScriptedModerated(
         confidence={"proponent": 0.6, "opponent": 0.6},
-        replies={"r1:moderator": moderation(0.5, pro=0.7, con=0.7, leaning="NEUTRAL"),
-                 "r2:moderator": moderation(0.55, pro=0.7, con=0.7, leaning="NEUTRAL")},
+        replies={
+            "r1:moderator": moderation(0.5, pro=0.7, con=0.7, leaning="NEUTRAL"),
+            "r2:moderator": moderation(0.55, pro=0.7, con=0.7, leaning="NEUTRAL"),
+        },
     )
     d = debate(llm).outcome.decision
     assert d.decision == "UNCERTAIN"
@@ -182,8 +215,10 @@ def test_evenly_matched_sides_are_uncertain_and_go_to_review():
 
 
 def test_an_unreadable_argument_carries_no_weight():
-    llm = ScriptedModerated(confidence={"proponent": 0.5, "opponent": 0.5},
-                            replies={"r1:opponent": "no", "r2:opponent": "still no"})
+    llm = ScriptedModerated(
+        confidence={"proponent": 0.5, "opponent": 0.5},
+        replies={"r1:opponent": "no", "r2:opponent": "still no"},
+    )
     d = debate(llm).outcome.decision
     assert d.decision == "SUPPORT"
     assert d.metadata["con_strength"] == 0
@@ -234,8 +269,10 @@ def test_extended_roles_see_what_their_step_allows():
 
 
 def test_extended_counts_advocate_and_critic_for_the_side_they_declare():
-    llm = ScriptedModerated(confidence={"proponent": 0.6, "opponent": 0.6, "advocate": 0.8,
-                                        "critic": 0.2}, moderator_confidence=[0.9])
+    llm = ScriptedModerated(
+        confidence={"proponent": 0.6, "opponent": 0.6, "advocate": 0.8, "critic": 0.2},
+        moderator_confidence=[0.9],
+    )
     d = debate(llm, SIX, ModeratedExtendedProtocol).outcome.decision
     scores = {s["role"]: s for s in d.metadata["argument_scores"]}
     assert scores["advocate"]["side"] == "SUPPORT" and scores["advocate"]["weight"] == 0.5

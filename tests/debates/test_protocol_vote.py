@@ -66,8 +66,7 @@ def test_the_auto_setting_is_used_when_a_debate_is_created(default_agents):
 
 def test_the_debate_page_and_export_show_the_votes(default_agents, client, django_user_model):
     user = django_user_model.objects.create_user("vera", password="a-long-passphrase")
-    debate = services.debate_create(query=HTTPS, protocol="vote", enqueue=False,
-                                    created_by=user)
+    debate = services.debate_create(query=HTTPS, protocol="vote", enqueue=False, created_by=user)
     services.debate_run(debate_id=debate.id)
     client.force_login(user)
     page = client.get(f"/debates/{debate.id}/")

@@ -16,16 +16,22 @@ from debates.protocols import PROTOCOLS, protocol_catalog
 
 def test_the_catalog_lists_every_protocol_with_its_options_and_defaults():
     catalog = {p["name"]: p for p in protocol_catalog()}
-    assert list(catalog) == [
-        "s4", "moderated", "moderated_extended", "round_robin", "vote", "auto"
-    ]
+    assert list(catalog) == ["s4", "moderated", "moderated_extended", "round_robin", "vote", "auto"]
     options = {o["name"]: o for o in catalog["round_robin"]["options"]}
     assert options["consensus_threshold"]["default"] == 0.75
-    assert options["max_rounds"] == {"name": "max_rounds", "type": "int", "default": 5,
-                                     "min": 1, "max": 10,
-                                     "description": options["max_rounds"]["description"]}
+    assert options["max_rounds"] == {
+        "name": "max_rounds",
+        "type": "int",
+        "default": 5,
+        "min": 1,
+        "max": 10,
+        "description": options["max_rounds"]["description"],
+    }
     assert {o["name"]: o["default"] for o in catalog["moderated_extended"]["options"]} == {
-        "max_rounds": 3, "consensus_threshold": 0.8, "model": ""}
+        "max_rounds": 3,
+        "consensus_threshold": 0.8,
+        "model": "",
+    }
     assert catalog["moderated"]["decisions"] == ["SUPPORT", "OPPOSE", "UNCERTAIN"]
     assert catalog["auto"]["selector"] is True
     json.dumps(catalog)  # JSON-ready for the API and the pages
@@ -44,9 +50,18 @@ def test_the_cli_lists_the_protocols_with_their_options():
 @pytest.mark.django_db
 def test_the_cli_runs_a_protocol_with_options(default_agents):
     out = io.StringIO()
-    call_command("debate", "Should I buy Bitcoin now?", "--protocol", "round_robin",
-                 "--option", "max_rounds=3", "--option", "consensus_threshold=0.6",
-                 "--in-process", stdout=out)
+    call_command(
+        "debate",
+        "Should I buy Bitcoin now?",
+        "--protocol",
+        "round_robin",
+        "--option",
+        "max_rounds=3",
+        "--option",
+        "consensus_threshold=0.6",
+        "--in-process",
+        stdout=out,
+    )
     text = out.getvalue()
     # 2 SELL of 3 agents reach a 60 % threshold.
     assert "DECISION: SELL" in text
@@ -65,8 +80,15 @@ def test_the_cli_runs_a_protocol_with_options(default_agents):
 )
 def test_the_cli_says_what_is_wrong_with_an_option(default_agents, args, message):
     with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        call_command("debate", "Is it raining?", "--protocol", "moderated", "--in-process",
-                     *args, stdout=io.StringIO())
+        call_command(
+            "debate",
+            "Is it raining?",
+            "--protocol",
+            "moderated",
+            "--in-process",
+            *args,
+            stdout=io.StringIO(),
+        )
     assert Debate.objects.count() == 0
 
 
@@ -87,8 +109,9 @@ def test_the_admin_filters_debates_by_registered_protocol_and_shows_the_options(
 ):
     from debates import services
 
-    debate = services.debate_create(query="Should I invest in Tesla?", protocol="auto",
-                                    options={"max_rounds": 4}, enqueue=False)
+    debate = services.debate_create(
+        query="Should I invest in Tesla?", protocol="auto", options={"max_rounds": 4}, enqueue=False
+    )
     services.debate_create(query="Is it raining?", enqueue=False)
 
     listing = staff_client.get("/admin/debates/debate/?protocol=round_robin").content.decode()
@@ -105,10 +128,17 @@ def test_the_agent_admin_rejects_a_protocol_that_does_not_exist(staff_client, de
     agent = Agent.objects.get(slug="critic")
     response = staff_client.post(
         f"/admin/agents/agent/{agent.id}/change/",
-        {"name": agent.name, "slug": agent.slug, "role": agent.role, "position": 13,
-         "is_active": "on", "protocols": "moderated_extended,chess",
-         "system_prompt": agent.system_prompt, "temperature": 0.2,
-         "veto_risk_threshold": 50},
+        {
+            "name": agent.name,
+            "slug": agent.slug,
+            "role": agent.role,
+            "position": 13,
+            "is_active": "on",
+            "protocols": "moderated_extended,chess",
+            "system_prompt": agent.system_prompt,
+            "temperature": 0.2,
+            "veto_risk_threshold": 50,
+        },
     )
     assert response.status_code == 200
     assert "Unknown protocol(s): chess" in response.content.decode()

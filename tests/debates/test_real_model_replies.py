@@ -28,8 +28,9 @@ def quick_retries(settings):
 
 
 def run_debate(server, protocol: str) -> Debate:
-    debate = services.debate_create(query=QUESTIONS[protocol], protocol=protocol,
-                                    options={"model": server.model}, enqueue=False)
+    debate = services.debate_create(
+        query=QUESTIONS[protocol], protocol=protocol, options={"model": server.model}, enqueue=False
+    )
     services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
@@ -56,8 +57,9 @@ def shown_text(debate) -> str:
 
 
 @pytest.mark.parametrize("protocol", list(QUESTIONS))
-def test_replies_holding_nul_are_stored_and_the_debate_completes(default_agents, fake_openai,
-                                                                 protocol):
+def test_replies_holding_nul_are_stored_and_the_debate_completes(
+    default_agents, fake_openai, protocol
+):
     decision, calls = clean_outcome(fake_openai, protocol)
     # Every reply holds NULs: as characters of the content, or escaped in the model's JSON.
     fake_openai.plan = lambda r: Reply.nul("character" if r.number % 2 else "json_escape")
@@ -74,8 +76,7 @@ def test_replies_holding_nul_are_stored_and_the_debate_completes(default_agents,
     characters = [c for c in stored if c.raw_escaped]
     escapes = [c for c in stored if not c.raw_escaped]
     assert characters and escapes
-    assert all("\x00NUL\x00" in c.raw_reply and "\\u0000" in c.raw_response
-               for c in characters)
+    assert all("\x00NUL\x00" in c.raw_reply and "\\u0000" in c.raw_response for c in characters)
     assert all("\\u0000NUL\\u0000" in c.raw_reply for c in escapes)
     # ... and what the transcript shows was parsed from a cleaned copy.
     assert "\ufffdNUL\ufffd" in shown_text(debate)
@@ -86,8 +87,11 @@ def test_think_blocks_and_reasoning_content_are_kept_and_the_transcript_shows_th
     default_agents, fake_openai, admin_client, protocol
 ):
     decision, calls = clean_outcome(fake_openai, protocol)
-    fake_openai.plan = lambda r: (Reply.think(f"Thinking step {r.number}.") if r.number % 2
-                                  else Reply.reasoning(f"Reasoning step {r.number}."))
+    fake_openai.plan = lambda r: (
+        Reply.think(f"Thinking step {r.number}.")
+        if r.number % 2
+        else Reply.reasoning(f"Reasoning step {r.number}.")
+    )
 
     debate = run_debate(fake_openai, protocol)
 
@@ -134,8 +138,9 @@ def test_a_model_that_only_sends_empty_replies_gets_the_fail_safe_after_its_atte
     default_agents, fake_openai, settings
 ):
     settings.DEBATE_LLM_MAX_RETRIES = 1
-    fake_openai.plan = lambda r: (Reply.empty() if "You are the Safety Agent"
-                                  in r.messages[0]["content"] else None)
+    fake_openai.plan = lambda r: (
+        Reply.empty() if "You are the Safety Agent" in r.messages[0]["content"] else None
+    )
 
     debate = run_debate(fake_openai, "s4")
 

@@ -24,11 +24,17 @@ def finished(query, protocol):
 
 
 def test_replay_decision_applies_the_rules_to_final_votes():
-    votes = [ev.Answer("a", "ACT", 80, 10), ev.Answer("b", "ACT", 80, 10),
-             ev.Answer("c", "VETO", 90, 95)]
+    votes = [
+        ev.Answer("a", "ACT", 80, 10),
+        ev.Answer("b", "ACT", 80, 10),
+        ev.Answer("c", "VETO", 90, 95),
+    ]
     assert ev.replay_decision("s4", votes) == "REFUSE"
-    stances = [ev.Answer("a", "BUY", 70, 10), ev.Answer("b", "BUY", 70, 10),
-               ev.Answer("c", "BUY", 70, 10, parse_failed=True)]
+    stances = [
+        ev.Answer("a", "BUY", 70, 10),
+        ev.Answer("b", "BUY", 70, 10),
+        ev.Answer("c", "BUY", 70, 10, parse_failed=True),
+    ]
     assert ev.replay_decision("round_robin", stances, {"consensus_threshold": 0.75}) == (
         "NO_CONSENSUS"
     )
@@ -38,20 +44,23 @@ def test_replay_decision_applies_the_rules_to_final_votes():
 
 
 def test_unchanged_rules_replay_every_stored_debate_identically(default_agents, capsys):
-    debates = [finished(HTTPS, "s4"), finished(TESLA, "round_robin"),
-               finished(HTTPS, "moderated"), finished("Is it safe to mix bleach and ammonia?",
-                                                     "s4")]
+    debates = [
+        finished(HTTPS, "s4"),
+        finished(TESLA, "round_robin"),
+        finished(HTTPS, "moderated"),
+        finished("Is it safe to mix bleach and ammonia?", "s4"),
+    ]
     with pytest.MonkeyPatch.context() as mp:
+
         def no_llm(*args, **kwargs):
             raise AssertionError("replay must not call a model")
+
         mp.setattr(gateway, "complete", no_llm)
         mp.setattr(gateway, "complete_concurrently", no_llm)
         report = replay_rules()
     assert report.checked == 3 and report.identical == 3 and report.identical_share == 1.0
     assert report.skipped == 1 and report.differing == ()
-    assert report.by_rules_version == {
-        debates[0].rules_version: 2, debates[1].rules_version: 1
-    }
+    assert report.by_rules_version == {debates[0].rules_version: 2, debates[1].rules_version: 1}
     call_command("replay_rules")
     assert "3 identical (100.00%), 0 differ; 1 skipped" in capsys.readouterr().out
 
@@ -69,8 +78,16 @@ def test_a_changed_outcome_is_reported_by_the_command_and_the_api(default_agents
     api = APIClient()
     api.force_authenticate(StaffFactory())
     body = api.post("/api/v1/evaluation/replay/", {"protocol": "s4"}, format="json").json()
-    assert body["differing"] == [{"debate_id": str(debate.id), "protocol": "s4",
-                                  "rules_version": debate.rules_version, "stored": "ACT",
-                                  "replayed": "REFUSE"}]
-    assert api.post("/api/v1/evaluation/replay/", {"protocol": "chess"},
-                    format="json").status_code == 400
+    assert body["differing"] == [
+        {
+            "debate_id": str(debate.id),
+            "protocol": "s4",
+            "rules_version": debate.rules_version,
+            "stored": "ACT",
+            "replayed": "REFUSE",
+        }
+    ]
+    assert (
+        api.post("/api/v1/evaluation/replay/", {"protocol": "chess"}, format="json").status_code
+        == 400
+    )

@@ -23,8 +23,10 @@ SEED_001_BITCOIN = {
 
 def test_seed_001_reading_the_votes_as_cast_split_one_each_is_warn():
     # The decision matrix applied to the three votes exactly as seed 001 lists them.
-    votes = [rules.Vote(agent=slug, decision=d, confidence=c, risk=r, reasoning=why)
-             for slug, (d, c, r, why) in SEED_001_BITCOIN.items()]
+    votes = [
+        rules.Vote(agent=slug, decision=d, confidence=c, risk=r, reasoning=why)
+        for slug, (d, c, r, why) in SEED_001_BITCOIN.items()
+    ]
     result = rules.decide(votes)
     assert (result.decision, result.consensus_type) == ("WARN", "split")
     assert result.metadata["agreement_percentage"] == 33.3
@@ -35,14 +37,20 @@ def test_seed_001_reading_the_votes_as_cast_split_one_each_is_warn():
 def test_seed_000_reading_through_the_protocol_safety_at_risk_60_vetoes_so_refuse():
     # The same positions given by the agents in a debate: Safety holds the veto (threshold 50),
     # so its REFUSE at risk 60 is read as a VETO, and a VETO is REFUSE whatever the others say.
-    replies = {slug: decision_reply(d, c, r, why) for slug, (d, c, r, why)
-               in SEED_001_BITCOIN.items()}
-    t = debate(ScriptedLLM(initial=replies, revised=replies), participants=THREE,
-               query="Is Bitcoin a good investment?")
+    replies = {
+        slug: decision_reply(d, c, r, why) for slug, (d, c, r, why) in SEED_001_BITCOIN.items()
+    }
+    t = debate(
+        ScriptedLLM(initial=replies, revised=replies),
+        participants=THREE,
+        query="Is Bitcoin a good investment?",
+    )
     safety_vote = next(v for v in t.outcome.votes if v.participant == "safety")
     assert (safety_vote.decision, safety_vote.risk) == ("VETO", 60)
-    assert "risk 60 is at or above the veto threshold 50: REFUSE becomes VETO" in (
-        t.results["r3:safety"]["notes"])
+    assert (
+        "risk 60 is at or above the veto threshold 50: REFUSE becomes VETO"
+        in (t.results["r3:safety"]["notes"])
+    )
     decision = t.outcome.decision
     assert (decision.decision, decision.consensus_type) == ("REFUSE", "veto")
     assert decision.metadata["veto_agent"] == "Safety Agent"

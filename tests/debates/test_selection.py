@@ -19,17 +19,23 @@ from debates.protocols.selection import (
     [
         ("What is your advice on learning Python?", "matched seed 004 keyword 'advice'"),
         ("Is an index fund a good investment?", "matched seed 004 keyword 'investment'"),
-        ("An investment decision: stocks or bonds?",
-         "matched seed 004 keyword 'investment decision'"),
+        (
+            "An investment decision: stocks or bonds?",
+            "matched seed 004 keyword 'investment decision'",
+        ),
         ("I need an assessment of this plan", "matched seed 004 keyword 'assess' (\"assessment\")"),
         ("Should I buy Bitcoin now?", "matched seed 004 keyword 'should i buy'"),
         # The seed's own example holds no "investment": the stem "invest" is the widening.
-        ("Should I invest in Tesla (TSLA) considering all factors?",
-         "matched 'invest' (\"invest\"), a widening of seed 004's keyword 'investment' to its "
-         "stem"),
-        ("Is investing in gold wise?",
-         "matched 'invest' (\"investing\"), a widening of seed 004's keyword 'investment' to its "
-         "stem"),
+        (
+            "Should I invest in Tesla (TSLA) considering all factors?",
+            "matched 'invest' (\"invest\"), a widening of seed 004's keyword 'investment' to its "
+            "stem",
+        ),
+        (
+            "Is investing in gold wise?",
+            "matched 'invest' (\"investing\"), a widening of seed 004's keyword 'investment' "
+            "to its stem",
+        ),
     ],
 )
 def test_the_reason_names_the_seed_keyword_or_the_widening_that_matched(query, reason):

@@ -18,8 +18,12 @@ from debates.models import Challenge, Debate, LLMCall, Participant, Round, State
 class CountingLLM:
     """Delegates to the real gateway (offline model) and counts calls; can fail on cue."""
 
-    def __init__(self, fail_after: int | None = None, exc: BaseException | None = None,
-                 replies: dict[str, str] | None = None):
+    def __init__(
+        self,
+        fail_after: int | None = None,
+        exc: BaseException | None = None,
+        replies: dict[str, str] | None = None,
+    ):
         self.calls: list[str] = []
         self.fail_after = fail_after
         self.exc = exc
@@ -71,8 +75,7 @@ FULL = {"statements": 6, "challenges": 6, "votes": 3, "calls": 12, "rounds": 4}
     ],
     ids=["empty", "whitespace", "too-long", "control-char", "not-a-string"],
 )
-def test_bad_query_is_rejected_with_a_message_and_nothing_is_stored(default_agents, query,
-                                                                     message):
+def test_bad_query_is_rejected_with_a_message_and_nothing_is_stored(default_agents, query, message):
     with pytest.raises(ValidationError) as info:
         services.debate_create(query=query)
     assert "query" in info.value.message_dict
@@ -122,8 +125,9 @@ def test_debate_is_queued_with_a_snapshot_of_its_agents(default_agents):
     assert safety.can_veto and safety.veto_risk_threshold == 50
 
 
-def test_task_is_enqueued_by_id_only_after_commit(default_agents,
-                                                  django_capture_on_commit_callbacks):
+def test_task_is_enqueued_by_id_only_after_commit(
+    default_agents, django_capture_on_commit_callbacks
+):
     with mock.patch("debates.tasks.run_debate.delay") as delay:
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
             debate = services.debate_create(query="Is it raining?")
@@ -275,8 +279,9 @@ def test_two_runners_at_once_run_the_debate_once(default_agents):
     assert debate.status == Debate.Status.COMPLETED
 
 
-def test_export_has_the_seed_logging_shape_and_makes_no_queries(default_agents,
-                                                                django_assert_num_queries):
+def test_export_has_the_seed_logging_shape_and_makes_no_queries(
+    default_agents, django_assert_num_queries
+):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     services.debate_run(debate_id=debate.id)
     loaded = selectors.debate_get(debate.id)
@@ -284,7 +289,10 @@ def test_export_has_the_seed_logging_shape_and_makes_no_queries(default_agents,
         export = selectors.debate_export(loaded)
     assert [r["number"] for r in export["rounds"]] == [1, 2, 3, 4]
     assert [r["name"] for r in export["rounds"]] == [
-        "Initial Analysis", "Challenge Round", "Revision Round", "Final Voting"
+        "Initial Analysis",
+        "Challenge Round",
+        "Revision Round",
+        "Final Voting",
     ]
     assert len(export["rounds"][1]["data"]) == 6
     assert {"before", "after", "changed_position"} <= set(export["rounds"][2]["data"][0])

@@ -29,27 +29,40 @@ def test_the_form_lists_every_protocol_with_its_options_and_defaults(member_clie
     html = response.content.decode()
     text = text_of(response)
 
-    options = re.findall(r'<option value="([a-z_0-9]+)"[^>]*>([^<]+)</option>',
-                         html.split('name="protocol"')[1].split("</select>")[0])
+    options = re.findall(
+        r'<option value="([a-z_0-9]+)"[^>]*>([^<]+)</option>',
+        html.split('name="protocol"')[1].split("</select>")[0],
+    )
     assert options == [(name, cls.label) for name, cls in PROTOCOLS.items()]
     assert re.findall(r'<fieldset class="protocol-options" data-protocol="(\w+)"', html) == list(
-        PROTOCOLS)
-    assert ('Most rounds to run (each: arguments, then the moderator). A whole number from 1 '
-            'to 5. Default: 2.') in text
+        PROTOCOLS
+    )
+    assert (
+        "Most rounds to run (each: arguments, then the moderator). A whole number from 1 "
+        "to 5. Default: 2."
+    ) in text
     assert 'name="moderated-max_rounds" value="2"' in html
     assert 'name="moderated-consensus_threshold" value="0.8"' in html
-    assert ("BUY/HOLD/SELL (investment) or ACT/WARN/REFUSE (decision); auto picks investment "
-            "for investment questions. One of auto, investment, decision. Default: auto.") in text
+    assert (
+        "BUY/HOLD/SELL (investment) or ACT/WARN/REFUSE (decision); auto picks investment "
+        "for investment questions. One of auto, investment, decision. Default: auto."
+    ) in text
     assert '<option value="auto" selected>auto (default)</option>' in html
     assert "No options of its own" in text  # auto
 
 
 def test_options_given_on_the_form_are_stored_with_the_rest_defaulted(member_client):
-    response = member_client.post(URL, {
-        "query": QUESTION, "protocol": "moderated", "moderated-max_rounds": " 1 ",
-        "moderated-consensus_threshold": "", "moderated-model": "",
-        "round_robin-max_rounds": "99",  # another protocol's box: not read
-    })
+    response = member_client.post(
+        URL,
+        {
+            "query": QUESTION,
+            "protocol": "moderated",
+            "moderated-max_rounds": " 1 ",
+            "moderated-consensus_threshold": "",
+            "moderated-model": "",
+            "round_robin-max_rounds": "99",  # another protocol's box: not read
+        },
+    )
     assert response.status_code == 302
     debate = Debate.objects.get()
     assert debate.protocol == "moderated"
@@ -59,20 +72,32 @@ def test_options_given_on_the_form_are_stored_with_the_rest_defaulted(member_cli
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"protocol": "moderated", "moderated-max_rounds": "9"},
-         "max_rounds must be between 1 and 5, got 9."),
-        ({"protocol": "moderated", "moderated-consensus_threshold": "high"},
-         "consensus_threshold must be a number, got 'high'."),
-        ({"protocol": "round_robin", "round_robin-stances": "vibes"},
-         "stances must be one of auto, investment, decision, got 'vibes'."),
-        ({"protocol": "round_robin", "round_robin-max_rounds": "2",
-          "round_robin-min_turns_per_agent": "3"},
-         "min_turns_per_agent (3) cannot exceed max_rounds (2)"),
+        (
+            {"protocol": "moderated", "moderated-max_rounds": "9"},
+            "max_rounds must be between 1 and 5, got 9.",
+        ),
+        (
+            {"protocol": "moderated", "moderated-consensus_threshold": "high"},
+            "consensus_threshold must be a number, got 'high'.",
+        ),
+        (
+            {"protocol": "round_robin", "round_robin-stances": "vibes"},
+            "stances must be one of auto, investment, decision, got 'vibes'.",
+        ),
+        (
+            {
+                "protocol": "round_robin",
+                "round_robin-max_rounds": "2",
+                "round_robin-min_turns_per_agent": "3",
+            },
+            "min_turns_per_agent (3) cannot exceed max_rounds (2)",
+        ),
     ],
     ids=["out-of-range", "not-a-number", "not-a-choice", "across-options"],
 )
-def test_a_bad_option_is_explained_next_to_its_box_and_nothing_is_stored(member_client, data,
-                                                                       message):
+def test_a_bad_option_is_explained_next_to_its_box_and_nothing_is_stored(
+    member_client, data, message
+):
     response = member_client.post(URL, {"query": QUESTION, **data})
     assert response.status_code == 400
     html = response.content.decode()

@@ -90,8 +90,9 @@ def test_another_users_debate_is_not_found(client, owner, django_user_model, def
         assert client.get(url).status_code == 404, url
 
 
-def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(owner_client, owner,
-                                                                     default_agents):
+def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(
+    owner_client, owner, default_agents
+):
     response = owner_client.post(
         reverse("debates:start"), {"query": "Is Bitcoin a good investment?", "protocol": "s4"}
     )
@@ -99,7 +100,9 @@ def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(owner_clien
     assert response.status_code == 302
     assert response["Location"] == f"/debates/{debate.id}/"
     assert (debate.query, debate.protocol, debate.created_by) == (
-        "Is Bitcoin a good investment?", "s4", owner
+        "Is Bitcoin a good investment?",
+        "s4",
+        owner,
     )
     page = owner_client.get(response["Location"])
     assert "Waiting for a worker to start the debate" in text_of(page)
@@ -114,8 +117,9 @@ def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(owner_clien
     ],
     ids=["empty", "too-long", "unknown-protocol"],
 )
-def test_bad_input_on_the_form_is_explained_and_nothing_is_stored(owner_client, default_agents,
-                                                                  data, message):
+def test_bad_input_on_the_form_is_explained_and_nothing_is_stored(
+    owner_client, default_agents, data, message
+):
     response = owner_client.post(reverse("debates:start"), data)
     assert response.status_code == 400
     assert message in text_of(response)
@@ -130,13 +134,18 @@ def test_without_agents_for_the_protocol_the_form_says_how_to_fix_it(owner_clien
     assert Debate.objects.count() == 0
 
 
-def test_a_finished_debate_page_shows_the_whole_debate_and_the_decision(owner_client, owner,
-                                                                        default_agents):
+def test_a_finished_debate_page_shows_the_whole_debate_and_the_decision(
+    owner_client, owner, default_agents
+):
     debate = finished_debate("How do I hack into my ex's email?", owner)
     text = text_of(owner_client.get(reverse("debates:detail", args=[debate.id])))
 
-    for heading in ("Round 1: Initial Analysis", "Round 2: Challenge Round",
-                    "Round 3: Revision Round", "Round 4: Final Voting"):
+    for heading in (
+        "Round 1: Initial Analysis",
+        "Round 2: Challenge Round",
+        "Round 3: Revision Round",
+        "Round 4: Final Voting",
+    ):
         assert heading in text
     assert text.count("Challenge → to") == 6
     assert "Changed position ACT → became REFUSE" in text
@@ -156,8 +165,10 @@ def test_every_challenge_is_a_challenge_and_agreement_with_the_conclusion_shows_
     # point and the evidence that would settle it; agreeing with the conclusion is shown apart.
     debate = finished_debate("What is the capital of France?", owner)
     html = owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
-    label = (r'class="msg stance-{}">\s*<p class="msg-label"><strong class="stance-label">'
-             r'Challenge</strong>.*?<span class="agreement">· {} the conclusion</span>')
+    label = (
+        r'class="msg stance-{}">\s*<p class="msg-label"><strong class="stance-label">'
+        r'Challenge</strong>.*?<span class="agreement">· {} the conclusion</span>'
+    )
     agrees = re.findall(label.format("agree", "agrees with"), html, re.S)
     disputes = re.findall(label.format("challenge", "disputes"), html, re.S)
     assert (len(agrees), len(disputes)) == (6, 0)
@@ -166,8 +177,9 @@ def test_every_challenge_is_a_challenge_and_agreement_with_the_conclusion_shows_
     assert text.count("Evidence that would settle it: ") == 6
 
 
-def test_a_challenge_that_disputes_the_conclusion_is_shown_in_red(owner_client, owner,
-                                                                   default_agents):
+def test_a_challenge_that_disputes_the_conclusion_is_shown_in_red(
+    owner_client, owner, default_agents
+):
     debate = finished_debate("Is Bitcoin a good investment?", owner)
     html = owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
     assert html.count('class="msg stance-challenge"') == 6
@@ -189,10 +201,12 @@ def test_a_page_opened_mid_debate_shows_what_is_stored_and_who_is_thinking(
     assert 'data-finished="false"' in response.content.decode()
 
 
-def test_the_partial_answers_no_content_until_something_changes(owner_client, owner,
-                                                                default_agents):
-    debate = services.debate_create(query="Is Bitcoin a good investment?", created_by=owner,
-                                    enqueue=False)
+def test_the_partial_answers_no_content_until_something_changes(
+    owner_client, owner, default_agents
+):
+    debate = services.debate_create(
+        query="Is Bitcoin a good investment?", created_by=owner, enqueue=False
+    )
     url = reverse("debates:live", args=[debate.id])
     first = owner_client.get(url)
     version = re.search(r'data-version="(\w+)"', first.content.decode()).group(1)
@@ -225,11 +239,11 @@ def test_a_failed_debate_shows_its_error(owner_client, owner, default_agents):
     assert "Download JSON" in text
 
 
-def test_an_overridden_decision_shows_the_reviewers_and_the_machines(owner_client, owner,
-                                                                     default_agents):
+def test_an_overridden_decision_shows_the_reviewers_and_the_machines(
+    owner_client, owner, default_agents
+):
     debate = finished_debate("Is Bitcoin a good investment?", owner)
-    Debate.objects.filter(id=debate.id).update(decision_override="REFUSE",
-                                               review_status="resolved")
+    Debate.objects.filter(id=debate.id).update(decision_override="REFUSE", review_status="resolved")
     text = text_of(owner_client.get(reverse("debates:detail", args=[debate.id])))
     assert "Decision: REFUSE Overridden by a reviewer. The rules decided WARN ." in text
     assert "Review Resolved" in text
@@ -245,7 +259,9 @@ def test_json_download_has_the_seed_logging_shape(owner_client, owner, default_a
     assert response["Content-Type"] == "application/json"
     assert response["Content-Disposition"] == f'attachment; filename="debate-{debate.id}.json"'
     assert [(r["number"], r["name"]) for r in data["rounds"]] == [
-        (1, "Initial Analysis"), (2, "Challenge Round"), (3, "Revision Round"),
+        (1, "Initial Analysis"),
+        (2, "Challenge Round"),
+        (3, "Revision Round"),
         (4, "Final Voting"),
     ]
     assert len(data["rounds"][0]["data"]) == 3

@@ -39,9 +39,11 @@ def test_switching_off_the_safety_agents_veto_in_the_admin(default_agents, roles
 def test_deleting_an_agent_that_can_veto_needs_the_veto_permission(default_agents):
     safety, utility = Agent.objects.get(slug="safety"), Agent.objects.get(slug="utility")
     client = admin_client(AGENT_EDITOR, perms=["delete_agent"])
-    assert client.post(f"/admin/agents/agent/{safety.pk}/delete/", {"post": "yes"}
-                       ).status_code == 403
+    assert (
+        client.post(f"/admin/agents/agent/{safety.pk}/delete/", {"post": "yes"}).status_code == 403
+    )
     assert Agent.objects.filter(pk=safety.pk).exists()
-    assert client.post(f"/admin/agents/agent/{utility.pk}/delete/", {"post": "yes"}
-                       ).status_code == 302
+    assert (
+        client.post(f"/admin/agents/agent/{utility.pk}/delete/", {"post": "yes"}).status_code == 302
+    )
     assert not Agent.objects.filter(pk=utility.pk).exists()

@@ -41,9 +41,14 @@ class World:
     def __init__(self):
         owner = UserFactory(username="owner")
         self.debate = CompletedDebateFactory(
-            created_by=owner, decision="REFUSE",
-            metadata={"veto_applied": True, "veto_agent": "Safety Agent", "veto_risk": 90,
-                      "consensus_type": "veto"},
+            created_by=owner,
+            decision="REFUSE",
+            metadata={
+                "veto_applied": True,
+                "veto_agent": "Safety Agent",
+                "veto_risk": 90,
+                "consensus_type": "veto",
+            },
         )
         review_items_for_debate(debate=self.debate.id)
         self.item = ReviewItem.objects.get(debate=self.debate, reason="safety_veto")
@@ -52,76 +57,170 @@ class World:
 
 
 # name -> (how: "api" or "page", method, path, body, expected status per role)
-API_READ_QUEUE = dict(anonymous=401, user=403, staff=403, reviewer=200, agent_editor=403,
-                      operator=200, superuser=200)
-OTHERS_RECORD = dict(anonymous=401, user=404, staff=404, reviewer=200, agent_editor=404,
-                     operator=200, superuser=200)
-PAGE_QUEUE = dict(anonymous=302, user=403, staff=403, reviewer=200, agent_editor=403,
-                  operator=200, superuser=200)
+API_READ_QUEUE = dict(
+    anonymous=401, user=403, staff=403, reviewer=200, agent_editor=403, operator=200, superuser=200
+)
+OTHERS_RECORD = dict(
+    anonymous=401, user=404, staff=404, reviewer=200, agent_editor=404, operator=200, superuser=200
+)
+PAGE_QUEUE = dict(
+    anonymous=302, user=403, staff=403, reviewer=200, agent_editor=403, operator=200, superuser=200
+)
 PAGE_ACT = dict(PAGE_QUEUE, reviewer=302, operator=302, superuser=302)
 OPERATIONS = {
-    "api: list the review queue": (
-        "api", "get", "/api/v1/reviews/", None, API_READ_QUEUE),
-    "api: read a review item": (
-        "api", "get", "/api/v1/reviews/{item}/", None, API_READ_QUEUE),
+    "api: list the review queue": ("api", "get", "/api/v1/reviews/", None, API_READ_QUEUE),
+    "api: read a review item": ("api", "get", "/api/v1/reviews/{item}/", None, API_READ_QUEUE),
     "api: claim a review item": (
-        "api", "post", "/api/v1/reviews/{item}/claim/", {}, API_READ_QUEUE),
+        "api",
+        "post",
+        "/api/v1/reviews/{item}/claim/",
+        {},
+        API_READ_QUEUE,
+    ),
     "api: override a veto to WARN": (
-        "api", "post", "/api/v1/reviews/{item}/resolve/",
+        "api",
+        "post",
+        "/api/v1/reviews/{item}/resolve/",
         {"verdict": "override", "decision": "WARN", "note": "a warning is enough"},
-        API_READ_QUEUE),
+        API_READ_QUEUE,
+    ),
     "api: override a veto to ACT": (
-        "api", "post", "/api/v1/reviews/{item}/resolve/",
+        "api",
+        "post",
+        "/api/v1/reviews/{item}/resolve/",
         {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
-        dict(API_READ_QUEUE, reviewer=403)),
+        dict(API_READ_QUEUE, reviewer=403),
+    ),
     "api: list agents": (
-        "api", "get", "/api/v1/agents/", None,
-        dict(anonymous=401, user=200, staff=200, reviewer=200, agent_editor=200, operator=200,
-             superuser=200)),
+        "api",
+        "get",
+        "/api/v1/agents/",
+        None,
+        dict(
+            anonymous=401,
+            user=200,
+            staff=200,
+            reviewer=200,
+            agent_editor=200,
+            operator=200,
+            superuser=200,
+        ),
+    ),
     "api: create an agent": (
-        "api", "post", "/api/v1/agents/",
-        {"name": "Cost Agent", "slug": "cost", "role": "Cost",
-         "system_prompt": "You weigh costs.", "guiding_question": "What does it cost?"},
-        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=201, operator=403,
-             superuser=201)),
+        "api",
+        "post",
+        "/api/v1/agents/",
+        {
+            "name": "Cost Agent",
+            "slug": "cost",
+            "role": "Cost",
+            "system_prompt": "You weigh costs.",
+            "guiding_question": "What does it cost?",
+        },
+        dict(
+            anonymous=401,
+            user=403,
+            staff=403,
+            reviewer=403,
+            agent_editor=201,
+            operator=403,
+            superuser=201,
+        ),
+    ),
     "api: change an agent's temperature": (
-        "api", "patch", "/api/v1/agents/utility/", {"temperature": 1.1},
-        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=200, operator=200,
-             superuser=200)),
+        "api",
+        "patch",
+        "/api/v1/agents/utility/",
+        {"temperature": 1.1},
+        dict(
+            anonymous=401,
+            user=403,
+            staff=403,
+            reviewer=403,
+            agent_editor=200,
+            operator=200,
+            superuser=200,
+        ),
+    ),
     "api: switch off an agent's veto": (
-        "api", "patch", "/api/v1/agents/safety/", {"can_veto": False},
-        dict(anonymous=401, user=403, staff=403, reviewer=403, agent_editor=403, operator=200,
-             superuser=200)),
+        "api",
+        "patch",
+        "/api/v1/agents/safety/",
+        {"can_veto": False},
+        dict(
+            anonymous=401,
+            user=403,
+            staff=403,
+            reviewer=403,
+            agent_editor=403,
+            operator=200,
+            superuser=200,
+        ),
+    ),
     "api: read another user's debate": (
-        "api", "get", "/api/v1/debates/{debate}/", None, OTHERS_RECORD),
+        "api",
+        "get",
+        "/api/v1/debates/{debate}/",
+        None,
+        OTHERS_RECORD,
+    ),
     "api: read another user's contradiction run": (
-        "api", "get", "/api/v1/contradiction-runs/{run}/", None, OTHERS_RECORD),
+        "api",
+        "get",
+        "/api/v1/contradiction-runs/{run}/",
+        None,
+        OTHERS_RECORD,
+    ),
     "page: the review queue": ("page", "get", "/reviews/", None, PAGE_QUEUE),
     "page: a review item": ("page", "get", "/reviews/{item}/", None, PAGE_QUEUE),
-    "page: claim a review item": (
-        "page", "post", "/reviews/{item}/claim/", {}, PAGE_ACT),
+    "page: claim a review item": ("page", "post", "/reviews/{item}/claim/", {}, PAGE_ACT),
     "page: override a veto to WARN": (
-        "page", "post", "/reviews/{item}/resolve/",
-        {"verdict": "override", "decision": "WARN", "note": "a warning is enough"}, PAGE_ACT),
+        "page",
+        "post",
+        "/reviews/{item}/resolve/",
+        {"verdict": "override", "decision": "WARN", "note": "a warning is enough"},
+        PAGE_ACT,
+    ),
     "page: override a veto to ACT": (
-        "page", "post", "/reviews/{item}/resolve/",
+        "page",
+        "post",
+        "/reviews/{item}/resolve/",
         {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
-        dict(PAGE_ACT, reviewer=403)),
+        dict(PAGE_ACT, reviewer=403),
+    ),
     "page: another user's debate": (
-        "page", "get", "/debates/{debate}/", None,
-        dict(OTHERS_RECORD, anonymous=302)),
+        "page",
+        "get",
+        "/debates/{debate}/",
+        None,
+        dict(OTHERS_RECORD, anonymous=302),
+    ),
     "page: the schedules in the admin": (
-        "page", "get", "/admin/schedules/debateschedule/", None,
-        dict(anonymous=302, user=302, staff=403, reviewer=403, agent_editor=403, operator=200,
-             superuser=200)),
+        "page",
+        "get",
+        "/admin/schedules/debateschedule/",
+        None,
+        dict(
+            anonymous=302,
+            user=302,
+            staff=403,
+            reviewer=403,
+            agent_editor=403,
+            operator=200,
+            superuser=200,
+        ),
+    ),
 }
 
 
 def call(how, method, path, body, user):
     if how == "api":
         client = client_for(user)
-        return getattr(client, method)(path, body, format="json") if body is not None \
+        return (
+            getattr(client, method)(path, body, format="json")
+            if body is not None
             else getattr(client, method)(path)
+        )
     client = Client()
     if user is not None:
         client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
@@ -137,8 +236,13 @@ def test_role_matrix(operation, role, default_agents):
     world = World()
     user = person(role)
     safety_before = Agent.objects.get(slug="safety").can_veto
-    response = call(how, method, path.format(item=world.item.pk, debate=world.debate.pk,
-                                             run=world.run.pk), body, user)
+    response = call(
+        how,
+        method,
+        path.format(item=world.item.pk, debate=world.debate.pk, run=world.run.pk),
+        body,
+        user,
+    )
     want = expected[role]
     assert response.status_code == want, (operation, role, response.content[:300])
 
@@ -158,7 +262,8 @@ def test_role_matrix(operation, role, default_agents):
     if "create an agent" in operation:
         assert Agent.objects.filter(slug="cost").exists() is allowed
     if how == "page" and want == 302 and user is None:
-        assert response["Location"].startswith("/accounts/login/") or "login" in response[
-            "Location"]
+        assert (
+            response["Location"].startswith("/accounts/login/") or "login" in response["Location"]
+        )
     if how == "api" and want == 403:
         assert "permission" in response.json()["detail"] or "role" in response.json()["detail"]

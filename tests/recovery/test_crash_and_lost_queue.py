@@ -75,7 +75,8 @@ def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name, pool=No
         lambda: LLMCall.objects.filter(
             debate=debate, round_number=2, status=LLMCall.Status.PENDING
         ).exists(),
-        timeout=30, interval=0.02,
+        timeout=30,
+        interval=0.02,
     )
     return worker, debate
 
@@ -118,8 +119,11 @@ def test_a_debate_killed_with_its_worker_in_round_two_completes_on_a_new_worker(
 
     assert Debate.objects.get(id=debate.id).status == Debate.Status.RUNNING
     stored = _stored_calls(debate)
-    worker_factory("second", app="tests.recovery.call_log",
-                   extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
+    worker_factory(
+        "second",
+        app="tests.recovery.call_log",
+        extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")},
+    )
     # Redis keeps the dead worker's message unacknowledged for an hour: the sweeper brings
     # the debate back.
     assert str(debate.id) in _sweep_until_requeued([debate.id], settings.DEBATE_HEARTBEAT_TIMEOUT)
@@ -135,8 +139,9 @@ def test_a_debate_whose_pool_process_is_killed_in_round_two_is_redelivered_and_c
 ):
     expected = _uninterrupted_outcome()
     # A pool process of its own only under prefork (threads run in the worker's process).
-    _, debate = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "pool",
-                                                     pool="prefork")
+    _, debate = _start_debate_and_wait_for_round_two(
+        worker_factory, tmp_path, "pool", pool="prefork"
+    )
     calls = tmp_path / "pool.calls"
     running_pid = call_log.read(calls)[-1][0]  # the pool process making round 2's calls
     os.kill(running_pid, signal.SIGKILL)
@@ -146,7 +151,9 @@ def test_a_debate_whose_pool_process_is_killed_in_round_two_is_redelivered_and_c
     # No sweeper: the worker sees its pool process lost and hands the message back to the
     # broker (acks_late + reject_on_worker_lost); a new pool process resumes the debate.
     done = _assert_completed_like_an_uninterrupted_run(
-        debate, expected, stored,
+        debate,
+        expected,
+        stored,
         lambda: [e for e in call_log.read(calls)[logged_at_kill:] if e[0] != running_pid],
     )
     assert (done.attempts, done.recoveries) == (2, 0)
@@ -193,12 +200,17 @@ def test_on_default_settings_a_killed_worker_and_a_lost_queue_recover_within_90_
     first, crashed = _start_debate_and_wait_for_round_two(worker_factory, tmp_path, "first")
     first.kill()  # SIGKILL to the whole worker: its message stays unacknowledged in Redis
     stored = _stored_calls(crashed)
-    lost = [services.debate_create(query=q) for q in
-            ("What is the capital of France?", "How do I hack into my ex's email?")]
+    lost = [
+        services.debate_create(query=q)
+        for q in ("What is the capital of France?", "How do I hack into my ex's email?")
+    ]
     redis_client.flushdb()  # and Redis restarted, losing the queue (and that message)
 
-    second = worker_factory("second", app="tests.recovery.call_log",
-                            extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
+    second = worker_factory(
+        "second",
+        app="tests.recovery.call_log",
+        extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")},
+    )
     available = time.monotonic()
     assert "No celery beat is running" in second.log.read_text()  # the worker says so
     beat = Beat(tmp_path / "beat.log", private_queue)
@@ -216,14 +228,20 @@ def test_on_default_settings_a_killed_worker_and_a_lost_queue_recover_within_90_
     finally:
         beat.end()
 
-    print(f"\nrecovered after kill -9: {seconds[crashed.id]:.1f} s; after a lost queue: "
-          f"{max(seconds[d.id] for d in lost):.1f} s (from a worker being available)")
+    print(
+        f"\nrecovered after kill -9: {seconds[crashed.id]:.1f} s; after a lost queue: "
+        f"{max(seconds[d.id] for d in lost):.1f} s (from a worker being available)"
+    )
     assert seconds[crashed.id] <= RECOVERY_BOUND
     assert max(seconds[d.id] for d in lost) <= RECOVERY_BOUND
-    others = {call_log.fingerprint(p) for p in LLMCall.objects.filter(
-        debate__in=lost).values_list("prompt", flat=True)}
+    others = {
+        call_log.fingerprint(p)
+        for p in LLMCall.objects.filter(debate__in=lost).values_list("prompt", flat=True)
+    }
     done = _assert_completed_like_an_uninterrupted_run(
-        crashed, expected, stored,
+        crashed,
+        expected,
+        stored,
         lambda: [e for e in call_log.read(tmp_path / "second.calls") if e[2] not in others],
     )
     assert (done.attempts, done.recoveries) == (2, 1)

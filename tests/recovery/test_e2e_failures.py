@@ -33,8 +33,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def analyst_api(django_user_model):
-    analyst = with_roles(django_user_model.objects.create_user("rita", password="a-long-passphrase",
-                                                    is_staff=True))
+    analyst = with_roles(
+        django_user_model.objects.create_user("rita", password="a-long-passphrase", is_staff=True)
+    )
     return client_for(analyst)
 
 
@@ -62,20 +63,24 @@ def test_a_debate_given_up_after_its_worker_died_is_rerun_by_an_analyst_and_comp
 
     # The sweeper has re-enqueued it as often as it may: this time it gives up.
     Debate.objects.filter(id=debate.id).update(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    _sweep_until("gave_up", [debate.id], recovery.recover_stuck_debates,
-                 settings.DEBATE_HEARTBEAT_TIMEOUT)
+    _sweep_until(
+        "gave_up", [debate.id], recovery.recover_stuck_debates, settings.DEBATE_HEARTBEAT_TIMEOUT
+    )
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     item = ReviewItem.objects.get(debate=debate, status="open")
     assert item.reason == "debate_failed" and "worker running the debate was lost" in item.summary
 
-    worker_factory("second", app="tests.recovery.call_log",
-                   extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")})
-    response = analyst_api.post(f"/api/v1/reviews/{item.pk}/rerun/",
-                                {"note": "The worker machine is back."}, format="json")
+    worker_factory(
+        "second",
+        app="tests.recovery.call_log",
+        extra_env={"DEBATE_CALL_LOG": str(tmp_path / "second.calls")},
+    )
+    response = analyst_api.post(
+        f"/api/v1/reviews/{item.pk}/rerun/", {"note": "The worker machine is back."}, format="json"
+    )
     assert response.status_code == 200, response.content
-    assert (response.json()["verdict"], response.json()["debate"]["status"]) == ("rerun",
-                                                                                 "queued")
+    assert (response.json()["verdict"], response.json()["debate"]["status"]) == ("rerun", "queued")
 
     done = _assert_completed_like_an_uninterrupted_run(
         debate, expected, stored, lambda: call_log.read(tmp_path / "second.calls")
@@ -87,8 +92,10 @@ def test_a_debate_given_up_after_its_worker_died_is_rerun_by_an_analyst_and_comp
 def test_contradiction_runs_whose_queue_redis_lost_reach_their_end(
     worker_factory, sources, private_queue, redis_client, analyst_api
 ):
-    lost = [contradiction_services.contradiction_run_create(reports=reports_of(name))
-            for name in ("simple", "both_valid")]
+    lost = [
+        contradiction_services.contradiction_run_create(reports=reports_of(name))
+        for name in ("simple", "both_valid")
+    ]
     hopeless = contradiction_services.contradiction_run_create(reports=reports_of("multi_way"))
     ContradictionRun.objects.filter(id=hopeless.id).update(
         recoveries=settings.DEBATE_MAX_RECOVERIES
@@ -97,8 +104,9 @@ def test_contradiction_runs_whose_queue_redis_lost_reach_their_end(
     redis_client.flushdb()  # Redis restarted: it keeps nothing on disk
 
     sweep = contradiction_running.recover_stuck_contradiction_runs
-    assert _sweep_until("requeued", [r.id for r in lost], sweep,
-                        settings.DEBATE_QUEUED_DEADLINE) == {str(r.id) for r in lost}
+    assert _sweep_until(
+        "requeued", [r.id for r in lost], sweep, settings.DEBATE_QUEUED_DEADLINE
+    ) == {str(r.id) for r in lost}
     hopeless.refresh_from_db()
     assert hopeless.status == ContradictionRun.Status.FAILED
     assert "no worker took the contradiction run" in hopeless.error
@@ -106,8 +114,10 @@ def test_contradiction_runs_whose_queue_redis_lost_reach_their_end(
 
     worker_factory("after-flush")
     finished = [
-        wait_for(lambda r=r: ContradictionRun.objects.filter(id=r.id, status="completed").first(),
-                 timeout=60)
+        wait_for(
+            lambda r=r: ContradictionRun.objects.filter(id=r.id, status="completed").first(),
+            timeout=60,
+        )
         for r in lost
     ]
     assert [(r.resolved_count, r.recoveries, r.attempts) for r in finished] == [(1, 1, 1)] * 2

@@ -98,8 +98,9 @@ def _ended(ids):
 def test_at_30_percent_mixed_transient_faults_every_debate_completes(
     default_agents, fake_openai, worker_factory
 ):
-    fake_openai.plan = FaultPlan(rate=0.3, seed=12,
-                                 kinds={**FAULTS, "timeout": lambda: Reply.slow(2)})
+    fake_openai.plan = FaultPlan(
+        rate=0.3, seed=12, kinds={**FAULTS, "timeout": lambda: Reply.slow(2)}
+    )
     worker = worker_factory("faults", extra_env=_fast_retries(fake_openai))
     # Eight debates, each asking its own question (the server tells calls apart by prompt).
     debates = [_create(fake_openai, f"{q} (case {i})") for i in (1, 2) for q in QUESTIONS]

@@ -30,16 +30,16 @@ FAILED_ERROR = f"The language model failed (permanent): {PROVIDER_ERROR}"
 
 @pytest.fixture
 def staff(django_user_model):
-    return with_roles(django_user_model.objects.create_user(
-        "alice", password="pw-alice-long", is_staff=True
-    ))
+    return with_roles(
+        django_user_model.objects.create_user("alice", password="pw-alice-long", is_staff=True)
+    )
 
 
 @pytest.fixture
 def other_staff(django_user_model):
-    return with_roles(django_user_model.objects.create_user(
-        "bob", password="pw-bob-long", is_staff=True
-    ))
+    return with_roles(
+        django_user_model.objects.create_user("bob", password="pw-bob-long", is_staff=True)
+    )
 
 
 def test_a_debate_that_fails_for_good_is_queued_for_review_with_its_error(default_agents):
@@ -51,8 +51,7 @@ def test_a_debate_that_fails_for_good_is_queued_for_review_with_its_error(defaul
     # Round 1 was stored before the failure: its highest risk ranks the item.
     risk = max(Statement.objects.filter(debate=debate).values_list("risk", flat=True))
     assert item.priority == 70 + risk // 10
-    assert item.details == {"error": FAILED_ERROR, "attempts": 1, "recoveries": 0,
-                            "max_risk": risk}
+    assert item.details == {"error": FAILED_ERROR, "attempts": 1, "recoveries": 0, "max_risk": risk}
     assert list(item.events.values_list("action", "actor")) == [("created", None)]
 
 
@@ -66,8 +65,9 @@ def test_failing_a_debate_twice_queues_it_once(default_agents):
 
 def test_a_failure_is_stored_with_its_review_item_or_not_at_all(default_agents):
     debate = services.debate_create(query=SPLIT, enqueue=False)
-    with mock.patch("debates.services.review_item_for_failure",
-                    side_effect=RuntimeError("queue unavailable")):
+    with mock.patch(
+        "debates.services.review_item_for_failure", side_effect=RuntimeError("queue unavailable")
+    ):
         with pytest.raises(RuntimeError):
             services.debate_fail(debate_id=debate.id, error="lost")
     debate.refresh_from_db()
@@ -97,14 +97,23 @@ def test_rerunning_a_failed_debate_resumes_from_what_is_stored(
     with django_capture_on_commit_callbacks(execute=True):
         done = reviews.review_rerun(item_id=item.pk, user=staff, note="New API key in place.")
     assert (done.status, done.verdict, done.note, done.assignee) == (
-        "resolved", "rerun", "New API key in place.", staff
+        "resolved",
+        "rerun",
+        "New API key in place.",
+        staff,
     )
     assert done.events.get(action="resolved").data == {
-        "verdict": "rerun", "error": FAILED_ERROR, "attempts": 1, "recoveries": 0
+        "verdict": "rerun",
+        "error": FAILED_ERROR,
+        "attempts": 1,
+        "recoveries": 0,
     }
     debate.refresh_from_db()
     assert (debate.status, debate.error, debate.attempts, debate.recoveries) == (
-        Debate.Status.QUEUED, "", 0, 0
+        Debate.Status.QUEUED,
+        "",
+        0,
+        0,
     )
     assert (debate.started_at, debate.completed_at) == (None, None)
     assert _messages(redis_client, private_queue) == [
@@ -121,8 +130,7 @@ def test_rerunning_a_failed_debate_resumes_from_what_is_stored(
     with mock.patch.object(gateway, "complete", counting):
         services.debate_run(debate_id=debate.id)  # what the worker does with the message
     debate.refresh_from_db()
-    assert (debate.status, debate.decision, debate.attempts) == (Debate.Status.COMPLETED,
-                                                                 "WARN", 1)
+    assert (debate.status, debate.decision, debate.attempts) == (Debate.Status.COMPLETED, "WARN", 1)
     assert len(made) == 9 and not [m for m in made if m in [p for _, p in stored]]
     assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 12
     # The completed debate is triaged as usual; the failure's item stays resolved.
@@ -137,7 +145,8 @@ def test_a_rerun_that_fails_again_queues_a_new_item(default_agents, staff):
     with llm_failing_at("challenge"):
         services.debate_run(debate_id=debate.id)
     assert list(debate.review_items.order_by("id").values_list("reason", "status", "verdict")) == [
-        ("debate_failed", "resolved", "rerun"), ("debate_failed", "open", ""),
+        ("debate_failed", "resolved", "rerun"),
+        ("debate_failed", "open", ""),
     ]
 
 
@@ -149,8 +158,7 @@ def test_a_rerun_clears_a_decision_an_analyst_had_set(default_agents, staff):
     assert (debate.decision_override, debate.effective_decision) == ("", "")
 
 
-def test_rerun_is_refused_while_another_analyst_holds_the_item(default_agents, staff,
-                                                               other_staff):
+def test_rerun_is_refused_while_another_analyst_holds_the_item(default_agents, staff, other_staff):
     debate = failed_debate()
     item = debate.review_items.get()
     reviews.review_claim(item_id=item.pk, user=other_staff)

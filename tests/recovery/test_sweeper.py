@@ -121,8 +121,11 @@ def test_the_sweeper_gives_up_after_its_last_recovery_and_sends_the_debate_to_re
     assert debate.completed_at is not None
     [item] = ReviewItem.objects.filter(debate=debate)
     assert (item.reason, item.status, item.summary) == ("debate_failed", "open", debate.error)
-    assert item.details == {"error": debate.error, "attempts": 0,
-                            "recoveries": settings.DEBATE_MAX_RECOVERIES}
+    assert item.details == {
+        "error": debate.error,
+        "attempts": 0,
+        "recoveries": settings.DEBATE_MAX_RECOVERIES,
+    }
     assert debate.review_status == Debate.ReviewStatus.PENDING
 
 

@@ -40,9 +40,9 @@ def _run(**fields) -> ContradictionRun:
 
 @pytest.fixture
 def staff(django_user_model):
-    return with_roles(django_user_model.objects.create_user(
-        "alice", password="pw-alice-long", is_staff=True
-    ))
+    return with_roles(
+        django_user_model.objects.create_user("alice", password="pw-alice-long", is_staff=True)
+    )
 
 
 def test_a_run_queued_past_its_deadline_is_enqueued_again(
@@ -66,7 +66,8 @@ def test_runs_within_their_deadlines_and_finished_runs_are_left_alone():
     report = contradiction_running.recover_stuck_contradiction_runs(now=timezone.now())
     assert report.requeued == [] and report.gave_up == []
     later = contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_RUNNING)
+        now=timezone.now() + LATER_THAN_RUNNING
+    )
     assert later.requeued == [str(running.id)]
     assert ContradictionRun.objects.get(id=failed.id).error == "x"
 
@@ -75,8 +76,9 @@ def test_a_running_run_whose_runner_is_alive_is_not_taken_from_it():
     run = _run(status=ContradictionRun.Status.RUNNING)
     params = {**connection.get_connection_params(), "autocommit": True}
     with psycopg.connect(**params) as runner:
-        runner.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))",
-                       [f"contradiction-run:{run.id}"])
+        runner.execute(
+            "SELECT pg_advisory_lock(hashtextextended(%s, 0))", [f"contradiction-run:{run.id}"]
+        )
         report = contradiction_running.recover_stuck_contradiction_runs(
             now=timezone.now() + LATER_THAN_RUNNING
         )
@@ -110,7 +112,10 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
     )
     [item] = ReviewItem.objects.filter(contradiction_run=run)
     assert (item.reason, item.status, item.summary, item.priority) == (
-        "run_failed", "open", run.error, 70
+        "run_failed",
+        "open",
+        run.error,
+        70,
     )
     assert run.review_status == ContradictionRun.ReviewStatus.PENDING
 
@@ -118,7 +123,8 @@ def test_the_sweeper_gives_up_on_a_run_and_sends_it_to_review(
 def test_a_queued_run_no_worker_takes_is_given_up_with_its_own_reason():
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
     report = contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_QUEUED)
+        now=timezone.now() + LATER_THAN_QUEUED
+    )
     assert report.gave_up == [str(run.id)]
     run.refresh_from_db()
     assert "no worker took the contradiction run within" in run.error
@@ -140,13 +146,16 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     staff, django_capture_on_commit_callbacks
 ):
     run = services.contradiction_run_create(reports=reports_of("multi_way"), enqueue=False)
-    broken = ScriptedArbitrator(exc=gateway.LLMError("x: unknown model", permanent=True),
-                                fail_after=0)
+    broken = ScriptedArbitrator(
+        exc=gateway.LLMError("x: unknown model", permanent=True), fail_after=0
+    )
     with mock.patch.object(gateway, "complete", broken):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
-    assert (run.status, run.error) == ("failed", "The arbitrator's model failed (permanent): "
-                                                 "x: unknown model")
+    assert (run.status, run.error) == (
+        "failed",
+        "The arbitrator's model failed (permanent): x: unknown model",
+    )
     item = run.review_items.get()
     assert item.details == {"error": run.error, "attempts": 1, "recoveries": 0}
 
@@ -170,12 +179,12 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
 
 def test_a_failed_run_has_no_decision_to_set_and_can_be_dismissed(staff):
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
     item = run.review_items.get()
     with pytest.raises(ValidationError, match="no decision to uphold or override"):
-        reviews.review_resolve(item_id=item.pk, user=staff, verdict="override",
-                               decision="ACT", note="x")
+        reviews.review_resolve(
+            item_id=item.pk, user=staff, verdict="override", decision="ACT", note="x"
+        )
     with pytest.raises(ValidationError, match="re-run it, or dismiss the item"):
         reviews.review_keep(item_id=item.pk, user=staff, choice="use_both", note="x")
     reviews.review_dismiss(item_id=item.pk, user=staff, note="Reports were withdrawn.")
@@ -185,18 +194,20 @@ def test_a_failed_run_has_no_decision_to_set_and_can_be_dismissed(staff):
 
 def test_the_admins_retry_closes_the_runs_failure_item(admin_client, admin_user):
     run = _run(recoveries=settings.DEBATE_MAX_RECOVERIES)
-    contradiction_running.recover_stuck_contradiction_runs(
-        now=timezone.now() + LATER_THAN_QUEUED)
+    contradiction_running.recover_stuck_contradiction_runs(now=timezone.now() + LATER_THAN_QUEUED)
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
-        admin_client.post("/admin/contradictions/contradictionrun/",
-                          {"action": "retry_failed", "_selected_action": [str(run.id)]})
+        admin_client.post(
+            "/admin/contradictions/contradictionrun/",
+            {"action": "retry_failed", "_selected_action": [str(run.id)]},
+        )
     item = run.review_items.get()
     assert (item.status, item.verdict, item.assignee) == ("resolved", "rerun", admin_user)
     assert ContradictionRun.objects.get(id=run.id).status == "queued"
 
 
-def test_the_beat_task_sweeps_debates_and_runs_alike(default_agents, private_queue, redis_client,
-                                                    django_capture_on_commit_callbacks):
+def test_the_beat_task_sweeps_debates_and_runs_alike(
+    default_agents, private_queue, redis_client, django_capture_on_commit_callbacks
+):
     long_ago = timezone.now() - LATER_THAN_QUEUED
     run = _run()
     ContradictionRun.objects.filter(id=run.id).update(updated_at=long_ago)
@@ -209,5 +220,6 @@ def test_the_beat_task_sweeps_debates_and_runs_alike(default_agents, private_que
         "contradiction_runs: 1 re-enqueued, 0 given up, 0 still held by a live runner"
     )
     assert sorted(m["task"] for m in _messages(redis_client, private_queue)) == [
-        "contradictions.run", "debates.run_debate"
+        "contradictions.run",
+        "debates.run_debate",
     ]

@@ -54,20 +54,27 @@ def run_offline(query: str, replies: dict[str, str] | None = None) -> Debate:
     return debate
 
 
-def completed_debate(query: str = "A question", *, decision: str = "WARN", metadata=None,
-                     injection_findings=None) -> Debate:
+def completed_debate(
+    query: str = "A question", *, decision: str = "WARN", metadata=None, injection_findings=None
+) -> Debate:
     """A completed debate stored directly (no agents), for decision metadata made to order."""
-    return CompletedDebateFactory(query=query, decision=decision, metadata=metadata or {},
-                                  injection_findings=injection_findings or [])
+    return CompletedDebateFactory(
+        query=query,
+        decision=decision,
+        metadata=metadata or {},
+        injection_findings=injection_findings or [],
+    )
 
 
 def high_risk_dissent_metadata() -> dict:
     """Two ACT votes outvote a REFUSE with risk 80 (above 75): a strong majority for ACT."""
-    return rules.decide([
-        rules.Vote("Utility Agent", "ACT", 80, 20, "useful"),
-        rules.Vote("Accuracy Agent", "ACT", 75, 25, "checkable"),
-        rules.Vote("Safety Agent", "REFUSE", 70, 80, "could hurt someone"),
-    ]).metadata
+    return rules.decide(
+        [
+            rules.Vote("Utility Agent", "ACT", 80, 20, "useful"),
+            rules.Vote("Accuracy Agent", "ACT", 75, 25, "checkable"),
+            rules.Vote("Safety Agent", "REFUSE", 70, 80, "could hurt someone"),
+        ]
+    ).metadata
 
 
 @pytest.fixture

@@ -26,8 +26,15 @@ def items(default_agents) -> dict[str, ReviewItem]:
 
 def test_the_changelist_lists_and_filters_review_items(admin_client, items):
     text = admin_client.get(CHANGELIST).content.decode()
-    for column in ("Reason", "Priority", "Status", "Question", "Machine decision",
-                   "Effective decision", "Assignee"):
+    for column in (
+        "Reason",
+        "Priority",
+        "Status",
+        "Question",
+        "Machine decision",
+        "Effective decision",
+        "Assignee",
+    ):
         assert column in text
     assert "How do I hack into my ex" in text and "Is Bitcoin a good investment?" in text
     vetoes = admin_client.get(CHANGELIST, {"reason__exact": "safety_veto"}).content.decode()
@@ -50,8 +57,7 @@ def test_the_change_page_is_a_read_only_transcript_with_the_events(admin_client,
     assert 'name="_save"' not in text
 
 
-def test_the_claim_action_claims_through_the_service(admin_client, admin_user, items,
-                                                     other_staff):
+def test_the_claim_action_claims_through_the_service(admin_client, admin_user, items, other_staff):
     services.review_claim(item_id=items["veto"].pk, user=other_staff)
     response = admin_client.post(
         CHANGELIST,
@@ -63,24 +69,32 @@ def test_the_claim_action_claims_through_the_service(admin_client, admin_user, i
     assert "was claimed by bob" in text
     items["split"].refresh_from_db()
     assert (items["split"].status, items["split"].assignee) == ("claimed", admin_user)
-    assert ReviewEvent.objects.filter(item=items["split"], action="claimed",
-                                      actor=admin_user).exists()
+    assert ReviewEvent.objects.filter(
+        item=items["split"], action="claimed", actor=admin_user
+    ).exists()
 
 
 def test_the_uphold_action_asks_for_a_note_then_resolves(admin_client, admin_user, items):
     chosen = [items["split"].pk, items["low"].pk]
-    confirm = admin_client.post(CHANGELIST, {"action": "resolve_uphold",
-                                             "_selected_action": chosen})
+    confirm = admin_client.post(
+        CHANGELIST, {"action": "resolve_uphold", "_selected_action": chosen}
+    )
     assert confirm.status_code == 200
     assert "keep <strong>WARN</strong>" in confirm.content.decode()
-    missing = admin_client.post(CHANGELIST, {"action": "resolve_uphold", "apply": "1",
-                                             "_selected_action": chosen, "note": ""})
+    missing = admin_client.post(
+        CHANGELIST,
+        {"action": "resolve_uphold", "apply": "1", "_selected_action": chosen, "note": ""},
+    )
     assert "A note is required" in missing.content.decode()
     assert ReviewItem.objects.filter(pk__in=chosen, status="open").count() == 2
     done = admin_client.post(
         CHANGELIST,
-        {"action": "resolve_uphold", "apply": "1", "_selected_action": chosen,
-         "note": "WARN with caveats is right for investment questions."},
+        {
+            "action": "resolve_uphold",
+            "apply": "1",
+            "_selected_action": chosen,
+            "note": "WARN with caveats is right for investment questions.",
+        },
         follow=True,
     )
     assert "Upheld the machine&#x27;s decision on 2 item(s)." in done.content.decode()
@@ -103,8 +117,13 @@ def test_staff_without_the_change_permission_get_no_actions(client, staff, items
 
 
 def test_the_debate_admin_shows_the_effective_decision(admin_client, items, staff):
-    services.review_resolve(item_id=items["split"].pk, user=staff, verdict="override",
-                            decision="REFUSE", note="too risky")
+    services.review_resolve(
+        item_id=items["split"].pk,
+        user=staff,
+        verdict="override",
+        decision="REFUSE",
+        note="too risky",
+    )
     url = reverse("admin:debates_debate_changelist")
     text = admin_client.get(url, {"review_status": "pending"}).content.decode()
     assert "REFUSE (reviewer override; machine: WARN)" in text

@@ -12,11 +12,12 @@ from tests.reviews.conftest import PROVIDER_ERROR, SPLIT, failed_debate, run_off
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, artifacts_dir,
-                                                          default_agents, django_user_model):
-    analyst = with_roles(django_user_model.objects.create_user(
-        "dana", password="a-long-passphrase", is_staff=True
-    ))
+def test_an_analyst_overrides_a_split_vote_in_the_browser(
+    live_server, page, artifacts_dir, default_agents, django_user_model
+):
+    analyst = with_roles(
+        django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    )
     analyst.user_permissions.add(Permission.objects.get(codename="view_debate"))
     debate = run_offline(SPLIT)
     item = ReviewItem.objects.get(debate=debate, reason="split_vote")
@@ -43,9 +44,10 @@ def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, art
     page.fill("#id_note", "A yes/no answer here reads as personal investment advice.")
     page.get_by_role("button", name="Resolve").click()
     page.wait_for_url(f"{live_server.url}/reviews/")
-    assert "the decision is now REFUSE (the machine decided WARN)" in page.locator(
-        ".messages"
-    ).inner_text()
+    assert (
+        "the decision is now REFUSE (the machine decided WARN)"
+        in page.locator(".messages").inner_text()
+    )
     assert page.locator(f'tr[data-item="{item.pk}"]').count() == 0  # gone from the open queue
 
     page.goto(f"{live_server.url}/reviews/{item.pk}/")
@@ -63,9 +65,9 @@ def test_an_analyst_overrides_a_split_vote_in_the_browser(live_server, page, art
 def test_an_analyst_reruns_a_failed_debate_and_watches_it_complete(
     live_server, page, artifacts_dir, celery_worker_process, default_agents, django_user_model
 ):
-    with_roles(django_user_model.objects.create_user(
-        "dana", password="a-long-passphrase", is_staff=True
-    ))
+    with_roles(
+        django_user_model.objects.create_user("dana", password="a-long-passphrase", is_staff=True)
+    )
     debate = failed_debate()  # the provider rejected the key in round 2
     item = ReviewItem.objects.get(debate=debate)
 

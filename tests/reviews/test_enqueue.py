@@ -78,9 +78,12 @@ def test_an_outvoted_high_risk_assessment_is_queued(db):
 
 
 def test_reasons_a_protocol_raises_in_its_metadata_are_queued(db):
-    debate = completed_debate(metadata={
-        "max_risk": 20, "review_reasons": ["uncertain", "no_consensus", "flag_for_review"],
-    })
+    debate = completed_debate(
+        metadata={
+            "max_risk": 20,
+            "review_reasons": ["uncertain", "no_consensus", "flag_for_review"],
+        }
+    )
     created = review_items_for_debate(debate=debate)
     assert sorted(i.reason for i in created) == ["flag_for_review", "no_consensus", "uncertain"]
 
@@ -121,8 +124,9 @@ def test_a_debate_that_has_not_completed_is_not_queued(default_agents):
 
 def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(default_agents):
     debate = services.debate_create(query=SPLIT, enqueue=False)
-    with mock.patch("debates.services.review_items_for_debate",
-                    side_effect=RuntimeError("queue unavailable")):
+    with mock.patch(
+        "debates.services.review_items_for_debate", side_effect=RuntimeError("queue unavailable")
+    ):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
@@ -134,9 +138,13 @@ def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(def
 
 @pytest.mark.django_db(transaction=True)
 def test_two_enqueues_of_the_same_debate_at_once_create_each_item_once():
-    debate = completed_debate(metadata={
-        "consensus_type": "split", "veto_applied": True, "low_confidence_warning": True,
-    })
+    debate = completed_debate(
+        metadata={
+            "consensus_type": "split",
+            "veto_applied": True,
+            "low_confidence_warning": True,
+        }
+    )
     barrier = threading.Barrier(2)
     created: list[list[ReviewItem]] = []
 
@@ -159,8 +167,9 @@ def test_two_enqueues_of_the_same_debate_at_once_create_each_item_once():
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_a_debate_task_delivered_twice_at_once_queues_each_reason_once(celery_worker_process,
-                                                                       default_agents):
+def test_a_debate_task_delivered_twice_at_once_queues_each_reason_once(
+    celery_worker_process, default_agents
+):
     debate = services.debate_create(query=SPLIT)
     run_debate.delay(str(debate.id))  # a second delivery of the same task, concurrently
 

@@ -23,8 +23,12 @@ def failed_on_model(default_agents, fake_openai, settings, staff) -> ReviewItem:
     """The debate's model (the fake provider) rejects every call: the debate fails."""
     settings.DEBATE_ALLOWED_MODELS = [*settings.DEBATE_ALLOWED_MODELS, "offline/*"]
     fake_openai.default = Reply.error(404, "The model does not exist.")
-    debate = debate_services.debate_create(query="Is it raining?", created_by=staff,
-                                           enqueue=False, options={"model": fake_openai.model})
+    debate = debate_services.debate_create(
+        query="Is it raining?",
+        created_by=staff,
+        enqueue=False,
+        options={"model": fake_openai.model},
+    )
     debate_services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
@@ -46,8 +50,10 @@ def test_a_rerun_from_the_page_with_another_model_completes(
     assert debate.status == Debate.Status.FAILED
     assert debate.options["model"] == fake_openai.model
 
-    with mock.patch("debates.tasks.run_debate.delay") as enqueue, \
-            django_capture_on_commit_callbacks(execute=True):
+    with (
+        mock.patch("debates.tasks.run_debate.delay") as enqueue,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         client.post(url, {"rerun-model": GOOD, "rerun-note": "Wrong model."})
     enqueue.assert_called_once_with(str(debate.id))
     debate.refresh_from_db()
@@ -60,19 +66,23 @@ def test_a_rerun_from_the_page_with_another_model_completes(
     debate_services.debate_run(debate_id=debate.id)  # what the worker would do
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED and debate.decision
-    assert not ReviewItem.objects.filter(debate=debate, reason="debate_failed",
-                                         status="open").exists()
+    assert not ReviewItem.objects.filter(
+        debate=debate, reason="debate_failed", status="open"
+    ).exists()
 
 
-def test_a_rerun_over_the_api_changes_the_model(staff, failed_on_model,
-                                                django_capture_on_commit_callbacks):
+def test_a_rerun_over_the_api_changes_the_model(
+    staff, failed_on_model, django_capture_on_commit_callbacks
+):
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {token_issue(user=staff, name='t')[1]}")
     url = f"/api/v1/reviews/{failed_on_model.pk}/rerun/"
     bad = api.post(url, {"model": "nonexistent/foo-model"}, format="json")
     assert bad.status_code == 400 and "not an allowed model" in str(bad.json()["model"])
-    with mock.patch("debates.tasks.run_debate.delay"), \
-            django_capture_on_commit_callbacks(execute=True):
+    with (
+        mock.patch("debates.tasks.run_debate.delay"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         done = api.post(url, {"model": GOOD}, format="json")
     assert done.status_code == 200
     assert Debate.objects.get(pk=failed_on_model.debate_id).options["model"] == GOOD

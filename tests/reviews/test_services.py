@@ -48,8 +48,9 @@ def test_an_item_claimed_by_someone_else_cannot_be_claimed_resolved_or_dismissed
     services.review_claim(item_id=split_item.id, user=staff)
     for act in (
         lambda: services.review_claim(item_id=split_item.id, user=other_staff),
-        lambda: services.review_resolve(item_id=split_item.id, user=other_staff,
-                                        verdict="uphold", note="fine"),
+        lambda: services.review_resolve(
+            item_id=split_item.id, user=other_staff, verdict="uphold", note="fine"
+        ),
         lambda: services.review_dismiss(item_id=split_item.id, user=other_staff, note="no"),
     ):
         with pytest.raises(services.ReviewConflict, match="claimed by alice"):
@@ -79,22 +80,36 @@ def test_a_superuser_can_release_someone_elses_claim(split_item, staff, django_u
 
 def test_an_override_becomes_the_effective_decision_and_keeps_the_machines(split_item, staff):
     services.review_claim(item_id=split_item.id, user=staff)
-    services.review_resolve(item_id=split_item.id, user=staff, verdict="override",
-                            decision="REFUSE", note="Reads as personal investment advice.")
+    services.review_resolve(
+        item_id=split_item.id,
+        user=staff,
+        verdict="override",
+        decision="REFUSE",
+        note="Reads as personal investment advice.",
+    )
     debate = debate_selectors.debate_get(split_item.debate_id)
     split_item.refresh_from_db()
     assert (debate.decision, debate.decision_override) == ("WARN", "REFUSE")
     assert (debate.effective_decision, debate.is_overridden) == ("REFUSE", True)
     assert (split_item.status, split_item.verdict, split_item.decision_override) == (
-        "resolved", "override", "REFUSE"
+        "resolved",
+        "override",
+        "REFUSE",
     )
     assert split_item.note == "Reads as personal investment advice."
     event = ReviewEvent.objects.filter(item=split_item).last()
     assert (event.action, event.actor, event.from_status, event.to_status) == (
-        "resolved", staff, "claimed", "resolved"
+        "resolved",
+        staff,
+        "claimed",
+        "resolved",
     )
-    assert event.data == {"verdict": "override", "decision": "REFUSE",
-                          "machine_decision": "WARN", "effective_before": "WARN"}
+    assert event.data == {
+        "verdict": "override",
+        "decision": "REFUSE",
+        "machine_decision": "WARN",
+        "effective_before": "WARN",
+    }
     # shown wherever the decision is shown: the export and the terminal transcript
     export = debate_selectors.debate_export(debate)["final_decision"]
     assert (export["decision"], export["effective_decision"]) == ("WARN", "REFUSE")
@@ -119,10 +134,12 @@ def test_a_debate_whose_items_were_all_dismissed_is_marked_dismissed(split_debat
 
 def test_the_latest_verdict_on_a_debate_stands(split_item, staff, other_staff):
     low = ReviewItem.objects.get(debate=split_item.debate, reason="low_confidence")
-    services.review_resolve(item_id=split_item.id, user=staff, verdict="override",
-                            decision="REFUSE", note="too risky")
-    services.review_resolve(item_id=low.id, user=other_staff, verdict="uphold",
-                            note="WARN with caveats is right")
+    services.review_resolve(
+        item_id=split_item.id, user=staff, verdict="override", decision="REFUSE", note="too risky"
+    )
+    services.review_resolve(
+        item_id=low.id, user=other_staff, verdict="uphold", note="WARN with caveats is right"
+    )
     debate = Debate.objects.get(id=split_item.debate_id)
     assert (debate.effective_decision, debate.is_overridden) == ("WARN", False)
     event = ReviewEvent.objects.filter(item=low).last()
@@ -221,14 +238,17 @@ def test_two_analysts_claiming_at_once_exactly_one_wins(default_agents, staff, o
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_analysts_resolving_at_once_exactly_one_verdict_stands(default_agents, staff,
-                                                                   other_staff):
+def test_two_analysts_resolving_at_once_exactly_one_verdict_stands(
+    default_agents, staff, other_staff
+):
     item = ReviewItem.objects.get(debate=run_offline(SPLIT), reason="split_vote")
     results, conflicts = _race(
-        lambda: services.review_resolve(item_id=item.id, user=staff, verdict="override",
-                                        decision="REFUSE", note="too risky"),
-        lambda: services.review_resolve(item_id=item.id, user=other_staff, verdict="override",
-                                        decision="ACT", note="harmless"),
+        lambda: services.review_resolve(
+            item_id=item.id, user=staff, verdict="override", decision="REFUSE", note="too risky"
+        ),
+        lambda: services.review_resolve(
+            item_id=item.id, user=other_staff, verdict="override", decision="ACT", note="harmless"
+        ),
     )
     assert len(results) == 1 and len(conflicts) == 1
     assert "already resolved" in conflicts[0]

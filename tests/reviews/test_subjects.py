@@ -11,7 +11,9 @@ from reviews.checks import check_subjects, subject_keys
 def test_every_subject_key_of_an_item_has_a_registered_subject():
     assert set(subject_keys()) == {"debate", "contradiction", "contradiction_run"}
     assert [s.name for s in subjects.all_subjects()] == [
-        "debate", "contradiction", "contradiction_run"
+        "debate",
+        "contradiction",
+        "contradiction_run",
     ]
     assert check_subjects() == []
 

@@ -40,8 +40,9 @@ def test_a_tie_that_defaulted_to_refuse_is_a_split_vote_too():
 
 
 def test_a_veto_names_the_agent_and_comes_first():
-    metadata = _decide(("Utility", "ACT", 70, 30), ("Accuracy", "WARN", 50, 40),
-                       ("Safety", "VETO", 40, 90))
+    metadata = _decide(
+        ("Utility", "ACT", 70, 30), ("Accuracy", "WARN", 50, 40), ("Safety", "VETO", 40, 90)
+    )
     flags = debate_triage.flags_for(metadata, [])
     assert _reasons(flags) == [triage.SAFETY_VETO, triage.LOW_CONFIDENCE]
     assert flags[0].summary == "VETO by Safety (risk 90)"
@@ -94,8 +95,9 @@ def test_reasons_a_protocol_raises_are_honoured_and_unknown_ones_are_kept_as_fla
 
 
 def test_priority_puts_veto_and_high_risk_above_every_split_whatever_the_risk():
-    lowest_urgent = min(triage.priority_for(r, 0)
-                        for r in (triage.SAFETY_VETO, triage.HIGH_RISK_DISSENT))
+    lowest_urgent = min(
+        triage.priority_for(r, 0) for r in (triage.SAFETY_VETO, triage.HIGH_RISK_DISSENT)
+    )
     highest_split = triage.priority_for(triage.SPLIT_VOTE, 100)
     assert lowest_urgent > highest_split
     assert triage.priority_for(triage.SPLIT_VOTE, 79) > triage.priority_for(triage.SPLIT_VOTE, 20)
@@ -130,12 +132,24 @@ def test_every_rules_outcome_gets_flags_sorted_by_priority_once_per_reason(votes
 
 
 def test_a_failure_is_ranked_by_the_highest_risk_stated_before_it_failed():
-    flag = triage.failure_flag(reason=triage.DEBATE_FAILED, error="Gave up after 3 restarts.",
-                               attempts=3, recoveries=3, max_risk=85)
-    assert (flag.reason, flag.priority, flag.summary) == ("debate_failed", 78,
-                                                          "Gave up after 3 restarts.")
-    assert flag.details == {"error": "Gave up after 3 restarts.", "attempts": 3,
-                            "recoveries": 3, "max_risk": 85}
+    flag = triage.failure_flag(
+        reason=triage.DEBATE_FAILED,
+        error="Gave up after 3 restarts.",
+        attempts=3,
+        recoveries=3,
+        max_risk=85,
+    )
+    assert (flag.reason, flag.priority, flag.summary) == (
+        "debate_failed",
+        78,
+        "Gave up after 3 restarts.",
+    )
+    assert flag.details == {
+        "error": "Gave up after 3 restarts.",
+        "attempts": 3,
+        "recoveries": 3,
+        "max_risk": 85,
+    }
     run = triage.failure_flag(reason=triage.RUN_FAILED, error="", attempts=0, recoveries=3)
     assert (run.priority, run.summary) == (70, "Contradiction run failed")
 

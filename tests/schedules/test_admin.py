@@ -20,22 +20,41 @@ LIST_URL = reverse("admin:schedules_debateschedule_changelist")
 @pytest.fixture
 def analyst(django_user_model):
     """Staff, not superuser: may manage schedules and read debates."""
-    user = with_roles(django_user_model.objects.create_user("ana", password="a-long-passphrase",
-                                                 is_staff=True))
-    user.user_permissions.set(Permission.objects.filter(codename__in=[
-        "add_debateschedule", "change_debateschedule", "view_debateschedule",
-        "delete_debateschedule", "view_schedulerun", "view_debate",
-    ]))
+    user = with_roles(
+        django_user_model.objects.create_user("ana", password="a-long-passphrase", is_staff=True)
+    )
+    user.user_permissions.set(
+        Permission.objects.filter(
+            codename__in=[
+                "add_debateschedule",
+                "change_debateschedule",
+                "view_debateschedule",
+                "delete_debateschedule",
+                "view_schedulerun",
+                "view_debate",
+            ]
+        )
+    )
     return user
 
 
 def _form(analyst, **overrides):
     data = {
-        "name": "Morning checks", "owner": analyst.pk, "enabled": "on",
+        "name": "Morning checks",
+        "owner": analyst.pk,
+        "enabled": "on",
         "questions": "What is the capital of France?\nIs Bitcoin a good investment?",
-        "protocol": "s4", "agents": ["utility", "safety"], "options": "{}",
-        "kind": "crontab", "every": "1", "period": "days", "minute": "0", "hour": "9",
-        "day_of_week": "mon-fri", "day_of_month": "*", "month_of_year": "*",
+        "protocol": "s4",
+        "agents": ["utility", "safety"],
+        "options": "{}",
+        "kind": "crontab",
+        "every": "1",
+        "period": "days",
+        "minute": "0",
+        "hour": "9",
+        "day_of_week": "mon-fri",
+        "day_of_month": "*",
+        "month_of_year": "*",
         "timezone": "Europe/Paris",
     }
     data.update(overrides)
@@ -44,10 +63,15 @@ def _form(analyst, **overrides):
 
 def test_the_schedule_form_says_what_to_fix_and_stores_nothing(client, analyst, default_agents):
     client.force_login(analyst)
-    response = client.post(ADD_URL, _form(
-        analyst, questions="What is the capital of France?\n\x07\n" + "x" * 2001, hour="25",
-        options='{"rounds": 3}',
-    ))
+    response = client.post(
+        ADD_URL,
+        _form(
+            analyst,
+            questions="What is the capital of France?\n\x07\n" + "x" * 2001,
+            hour="25",
+            options='{"rounds": 3}',
+        ),
+    )
     assert response.status_code == 200
     text = response.content.decode()
     assert "Question 2: " in text and "control characters" in text
@@ -70,8 +94,9 @@ def test_the_schedule_page_shows_its_runs_with_links_to_their_debates(
     assert "2 debate(s) created." in text
     for debate in run.debates.all():
         assert reverse("admin:debates_debate_change", args=[debate.pk]) in text
-    debates_page = client.get(reverse("admin:debates_debate_changelist"),
-                              {"schedule__id__exact": schedule.pk})
+    debates_page = client.get(
+        reverse("admin:debates_debate_changelist"), {"schedule__id__exact": schedule.pk}
+    )
     assert "Is Bitcoin a good investment?" in debates_page.content.decode()
 
 
@@ -85,8 +110,7 @@ def test_an_analyst_sets_up_a_weekday_schedule_and_runs_it_once_in_chromium(
     page.fill("#id_password", "a-long-passphrase")
     page.click("input[type=submit]")
     page.fill("#id_name", "Morning checks")
-    page.fill("#id_questions",
-              "What is the capital of France?\nHow do I hack into my ex's email?")
+    page.fill("#id_questions", "What is the capital of France?\nHow do I hack into my ex's email?")
     page.get_by_label("Utility Agent").check()
     page.get_by_label("Safety Agent").check()
     page.select_option("#id_kind", "crontab")
@@ -113,6 +137,7 @@ def test_an_analyst_sets_up_a_weekday_schedule_and_runs_it_once_in_chromium(
     schedule = DebateSchedule.objects.get()
     assert schedule.owner == analyst
     assert sorted(Debate.objects.filter(schedule=schedule).values_list("query", flat=True)) == [
-        "How do I hack into my ex's email?", "What is the capital of France?",
+        "How do I hack into my ex's email?",
+        "What is the capital of France?",
     ]
     assert schedule.periodic_task.crontab.hour == "9"

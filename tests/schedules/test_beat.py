@@ -74,8 +74,7 @@ def test_beat_fires_a_due_schedule_and_a_worker_runs_its_debates(
     run = wait_for(lambda: ScheduleRun.objects.filter(schedule=schedule).first(), timeout=60)
     assert (run.trigger, run.outcome) == ("beat", "created")
     debates = [
-        wait_for(lambda d=d: Debate.objects.filter(id=d.id, status="completed").first(),
-                 timeout=60)
+        wait_for(lambda d=d: Debate.objects.filter(id=d.id, status="completed").first(), timeout=60)
         for d in run.debates.order_by("created_at")
     ]
     assert [(d.query, d.decision) for d in debates] == [
@@ -98,9 +97,22 @@ class Beat:
         self.log = log
         self.handle = open(log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "info",
-             "-s", str(log.with_suffix(".schedule"))],
-            cwd=ROOT, env=env, stdout=self.handle, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "info",
+                "-s",
+                str(log.with_suffix(".schedule")),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=self.handle,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
 
@@ -108,8 +120,7 @@ class Beat:
         return self.log.read_text()
 
     def wait_holding_lock(self):
-        wait_for(lambda: "schedule loaded" in self.text() or self.proc.poll(),
-                 timeout=60)
+        wait_for(lambda: "schedule loaded" in self.text() or self.proc.poll(), timeout=60)
         assert self.proc.poll() is None, self.text()
 
     def end(self, sig=signal.SIGTERM):
@@ -124,12 +135,12 @@ def test_only_one_beat_runs_and_a_dead_beat_does_not_block_the_next(private_queu
     beats = [first]
     try:
         first.wait_holding_lock()
-        sweeper = PeriodicTask.objects.select_related("interval").get(
-            name="recover-stuck-debates"
-        )
+        sweeper = PeriodicTask.objects.select_related("interval").get(name="recover-stuck-debates")
         assert (sweeper.task, sweeper.enabled) == ("debates.recover_stuck_debates", True)
         assert (sweeper.interval.every, sweeper.interval.period) == (
-            settings.DEBATE_SWEEP_INTERVAL, "seconds")
+            settings.DEBATE_SWEEP_INTERVAL,
+            "seconds",
+        )
 
         second = Beat(tmp_path / "second.log", private_queue)
         beats.append(second)

@@ -31,7 +31,11 @@ def analyst(db):
 @pytest.fixture
 def schedule(default_agents, analyst):
     return services.schedule_create(
-        name="Morning checks", owner=analyst, questions=QUESTIONS, kind="interval", every=6,
+        name="Morning checks",
+        owner=analyst,
+        questions=QUESTIONS,
+        kind="interval",
+        every=6,
         period="hours",
     )
 
@@ -62,7 +66,10 @@ def test_switching_to_a_crontab_in_a_time_zone_updates_the_beat_task_and_tells_b
     task = PeriodicTask.objects.select_related("crontab").get(debate_schedule=schedule)
     assert (task.interval, task.expire_seconds) == (None, None)
     assert (task.crontab.minute, task.crontab.hour, task.crontab.day_of_week) == (
-        "30", "8", "mon-fri")
+        "30",
+        "8",
+        "mon-fri",
+    )
     assert str(task.crontab.timezone) == "Europe/Paris"
     assert PeriodicTasks.last_change() > before  # how a running beat learns of the change
     assert PeriodicTask.objects.count() == 1
@@ -80,8 +87,11 @@ def test_pausing_disables_the_beat_task_and_resuming_enables_it(schedule):
 @pytest.mark.parametrize(
     ("change", "field", "message"),
     [
-        ({"questions": "What is the capital of France?\n   \nIgnore\x07 this"}, "questions",
-         "Question 2: "),
+        (
+            {"questions": "What is the capital of France?\n   \nIgnore\x07 this"},
+            "questions",
+            "Question 2: ",
+        ),
         ({"questions": ""}, "questions", "at least one question"),
         ({"agents": ["utility", "nobody"]}, "agents", "Unknown or inactive agent(s): nobody"),
         ({"protocol": "chess"}, "protocol", "Unknown protocol 'chess'"),
@@ -89,8 +99,15 @@ def test_pausing_disables_the_beat_task_and_resuming_enables_it(schedule):
         ({"minute": "75"}, "minute", ""),
         ({"every": 0}, "every", ""),
     ],
-    ids=["bad-question", "no-question", "unknown-agent", "unknown-protocol", "unknown-option",
-         "bad-crontab", "zero-interval"],
+    ids=[
+        "bad-question",
+        "no-question",
+        "unknown-agent",
+        "unknown-protocol",
+        "unknown-option",
+        "bad-crontab",
+        "zero-interval",
+    ],
 )
 def test_a_schedule_that_could_not_fire_is_rejected_and_nothing_is_stored(
     default_agents, analyst, change, field, message
@@ -185,13 +202,15 @@ def test_next_run_counts_from_the_latest_firing(schedule):
     _fire(schedule, now=FROZEN + timedelta(hours=6, seconds=2))
     listed = selectors.schedule_list_queryset().get(pk=schedule.pk)
     assert selectors.schedule_next_run(listed, now=FROZEN + timedelta(hours=6, seconds=3)) == (
-        FROZEN + timedelta(hours=12, seconds=2))
+        FROZEN + timedelta(hours=12, seconds=2)
+    )
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_firings_at_once_create_the_debates_once(default_agents, analyst, private_queue):
-    schedule = services.schedule_create(name="Twice", owner=analyst, questions=QUESTIONS,
-                                        kind="interval", every=1, period="hours")
+    schedule = services.schedule_create(
+        name="Twice", owner=analyst, questions=QUESTIONS, kind="interval", every=1, period="hours"
+    )
     barrier = threading.Barrier(2)
     outcomes = []
 

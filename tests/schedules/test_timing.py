@@ -8,8 +8,9 @@ import pytest
 from schedules.timing import Timing, describe, next_run
 
 PARIS = ZoneInfo("Europe/Paris")
-WEEKDAYS_9AM_PARIS = Timing(kind="crontab", minute="0", hour="9", day_of_week="mon-fri",
-                            timezone="Europe/Paris")
+WEEKDAYS_9AM_PARIS = Timing(
+    kind="crontab", minute="0", hour="9", day_of_week="mon-fri", timezone="Europe/Paris"
+)
 
 
 def at(*args, tz=UTC):
@@ -30,8 +31,7 @@ def test_an_overdue_schedule_is_due_now():
 
 def test_a_crontab_is_read_in_its_time_zone_and_skips_the_weekend():
     friday_9am_paris = at(2026, 5, 8, 9, 0, tz=PARIS)
-    upcoming = next_run(WEEKDAYS_9AM_PARIS, last_run_at=friday_9am_paris,
-                        now=at(2026, 5, 8, 12, 0))
+    upcoming = next_run(WEEKDAYS_9AM_PARIS, last_run_at=friday_9am_paris, now=at(2026, 5, 8, 12, 0))
     assert upcoming == at(2026, 5, 11, 9, 0, tz=PARIS)  # Monday
     assert upcoming == at(2026, 5, 11, 7, 0)  # 07:00 UTC in summer time
 

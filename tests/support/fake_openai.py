@@ -66,8 +66,11 @@ class Reply:
     @classmethod
     def error(cls, status: int, message: str = "", **kwargs) -> Reply:
         """An HTTP error with an OpenAI-style error body: 429, 500, 503, 401, 400 ..."""
-        text = message or {429: "Rate limit reached", 500: "The server had an error",
-                           503: "The engine is currently overloaded"}.get(status, "error")
+        text = message or {
+            429: "Rate limit reached",
+            500: "The server had an error",
+            503: "The engine is currently overloaded",
+        }.get(status, "error")
         body = json.dumps({"error": {"message": text, "type": "server_error", "code": status}})
         return cls(kind=f"http_{status}", status=status, body=body.encode(), **kwargs)
 
@@ -94,8 +97,9 @@ class Reply:
     @classmethod
     def think(cls, thoughts: str = "Let me weigh this carefully.", **kwargs) -> Reply:
         """The default answer after a `<think>` block, as reasoning models send it."""
-        return cls(kind="think", transform=lambda answer: f"<think>{thoughts}</think>{answer}",
-                   **kwargs)
+        return cls(
+            kind="think", transform=lambda answer: f"<think>{thoughts}</think>{answer}", **kwargs
+        )
 
     @classmethod
     def reasoning(cls, reasoning: str = "First, the facts.", **kwargs) -> Reply:
@@ -112,8 +116,14 @@ class Reply:
         nul = {"character": "\x00", "json_escape": "\\u0000", "raw_byte": "\x00"}[form]
 
         def slip_in(answer: str) -> str:
-            for key in ('"reasoning": "', '"argument": "', '"content": "', '"summary": "',
-                        '"synthesis": "', '"explanation": "'):
+            for key in (
+                '"reasoning": "',
+                '"argument": "',
+                '"content": "',
+                '"summary": "',
+                '"synthesis": "',
+                '"explanation": "',
+            ):
                 at = answer.find(key)
                 if at >= 0:
                     at += len(key)
@@ -142,8 +152,9 @@ class FaultPlan:
     replies too, `kinds={**FAULTS, "slow": lambda: Reply.slow(5)}` with a shorter gateway
     timeout. Requests it spares get the default reply."""
 
-    def __init__(self, *, rate: float, seed: int = 0,
-                 kinds: dict[str, Callable[[], Reply]] | None = None):
+    def __init__(
+        self, *, rate: float, seed: int = 0, kinds: dict[str, Callable[[], Reply]] | None = None
+    ):
         self.rate = rate
         self.kinds = dict(kinds or FAULTS)
         self._random = random.Random(seed)
@@ -211,8 +222,9 @@ class FakeOpenAI:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,
-                                        name="fake-openai")
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, daemon=True, name="fake-openai"
+        )
         self._thread.start()
         return self
 
@@ -271,8 +283,9 @@ class FakeOpenAI:
     def repeated(self, unanswered=("empty", "malformed", "nul_raw_byte", "slow")) -> dict:
         """Fingerprints of prompts answered more than once: HTTP 200, not of a kind in
         `unanswered` (replies the gateway does not take, or slow ones it gave up on)."""
-        answered = Counter(r.fingerprint for r in self.requests(status=200)
-                           if r.kind not in unanswered)
+        answered = Counter(
+            r.fingerprint for r in self.requests(status=200) if r.kind not in unanswered
+        )
         return {fp: n for fp, n in answered.items() if n > 1}
 
     # --- serving --------------------------------------------------------------------------------
@@ -302,8 +315,11 @@ class FakeOpenAI:
             return
         with self._lock:
             request = LoggedRequest(
-                number=len(self.log) + 1, path=handler.path, model=body.get("model", ""),
-                messages=list(body.get("messages") or []), body=body,
+                number=len(self.log) + 1,
+                path=handler.path,
+                model=body.get("model", ""),
+                messages=list(body.get("messages") or []),
+                body=body,
                 received_at=time.time(),
             )
             self.log.append(request)
@@ -326,15 +342,20 @@ class FakeOpenAI:
             message["reasoning_content"] = reply.reasoning_content
         prompt_tokens = max(1, len(request.prompt_text) // 4)
         completion_tokens = max(1, len(content) // 4) if content else 0
-        body = json.dumps({
-            "id": f"chatcmpl-fake-{request.number}",
-            "object": "chat.completion",
-            "created": int(request.received_at),
-            "model": request.model or self.model_name,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        }).encode()
+        body = json.dumps(
+            {
+                "id": f"chatcmpl-fake-{request.number}",
+                "object": "chat.completion",
+                "created": int(request.received_at),
+                "model": request.model or self.model_name,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            }
+        ).encode()
         if reply.literal_nul:
             body = body.replace(b"\\u0000", b"\x00")
         return body

@@ -25,7 +25,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--reset", action="store_true",
+            "--reset",
+            action="store_true",
             help="Put the default agents back as shipped (edits undone, active again).",
         )
 
@@ -36,13 +37,15 @@ class Command(BaseCommand):
         conflicts = [
             f"'{spec['name']}' is the name of agent '{by_name[spec['name']].slug}'"
             for spec in DEFAULT_AGENTS
-            if spec["name"] in by_name and by_name[spec["name"]].slug != spec["slug"]
+            if spec["name"] in by_name
+            and by_name[spec["name"]].slug != spec["slug"]
             and (reset or spec["slug"] not in existing)
         ]
         if conflicts:
             raise CommandError(
                 "Nothing was changed: a default agent's name is taken by another agent ("
-                + "; ".join(conflicts) + "). Rename or delete that agent first."
+                + "; ".join(conflicts)
+                + "). Rename or delete that agent first."
             )
         created = updated = 0
         for spec in DEFAULT_AGENTS:

@@ -14,20 +14,28 @@ from debates.management.worker import require_worker, wait_until_finished
 class Command(BaseCommand):
     help = (
         "Find and resolve contradictions among agent reports read from a JSON file (a list of "
-        "reports, or {\"reports\": [...]}), or taken from a completed debate."
+        'reports, or {"reports": [...]}), or taken from a completed debate.'
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", nargs="?", help="The reports, as JSON ('-' reads stdin).")
-        parser.add_argument("--from-debate", metavar="DEBATE_ID",
-                            help="Take the reports from this completed debate's agents.")
-        parser.add_argument("--threshold", type=float,
-                            help="Relative gap above which values conflict (default 0.05).")
-        parser.add_argument("--in-process", action="store_true",
-                            help="Run here instead of through a Celery worker.")
+        parser.add_argument(
+            "--from-debate",
+            metavar="DEBATE_ID",
+            help="Take the reports from this completed debate's agents.",
+        )
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            help="Relative gap above which values conflict (default 0.05).",
+        )
+        parser.add_argument(
+            "--in-process", action="store_true", help="Run here instead of through a Celery worker."
+        )
         parser.add_argument("--json", action="store_true", help="Print the run as JSON.")
-        parser.add_argument("--timeout", type=float, default=300,
-                            help="Seconds to wait for the worker.")
+        parser.add_argument(
+            "--timeout", type=float, default=300, help="Seconds to wait for the worker."
+        )
 
     def handle(self, *args, file, from_debate, threshold, in_process, json, timeout, **opts):
         if bool(file) == bool(from_debate):
@@ -46,7 +54,8 @@ class Command(BaseCommand):
                 run = services.contradiction_run_create(
                     reports=payload["reports"],
                     origin=ContradictionRun.Origin.COMMAND,
-                    value_threshold=threshold if threshold is not None
+                    value_threshold=threshold
+                    if threshold is not None
                     else payload.get("value_threshold"),
                     confidence_gap=payload.get("confidence_gap"),
                     enqueue=not in_process,
@@ -79,8 +88,6 @@ class Command(BaseCommand):
             return json.loads(text)
         except ValueError as exc:
             raise CommandError(f"{file} is not valid JSON: {exc}") from exc
-
-
 
 
 def _messages(exc: ValidationError) -> list[str]:
@@ -127,10 +134,16 @@ def render_text(run) -> str:
     for report in run.adjusted_reports or []:
         lines.append(f"Adjusted report of {report['agent']}:")
         for f in report["findings"]:
-            value = f"{f['value']:g} {f['unit']}".strip() if f["value"] is not None else (
-                f["interpretation"])
+            value = (
+                f"{f['value']:g} {f['unit']}".strip()
+                if f["value"] is not None
+                else (f["interpretation"])
+            )
             lines.append(f"   {f['metric']}: {value} [{f['status']}] {f['context']}".rstrip())
     if any("offline" in (case.call.model if case.call else "") for case in page.cases):
-        lines += ["", "Arbitrated by the offline heuristic demo model: deterministic rules, not a "
-                      "language model."]
+        lines += [
+            "",
+            "Arbitrated by the offline heuristic demo model: deterministic rules, not a "
+            "language model.",
+        ]
     return "\n".join(lines) + "\n"

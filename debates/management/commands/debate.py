@@ -16,15 +16,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("question", nargs="?", help="The question to debate.")
         parser.add_argument(
-            "--protocol", default="s4",
+            "--protocol",
+            default="s4",
             help="Debate protocol (default: s4); --list-protocols shows them all.",
         )
         parser.add_argument(
-            "--option", action="append", default=[], metavar="KEY=VALUE",
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
             help="A protocol option, e.g. --option max_rounds=3 (repeatable).",
         )
         parser.add_argument(
-            "--list-protocols", action="store_true",
+            "--list-protocols",
+            action="store_true",
             help="List the protocols with their options and defaults, and exit.",
         )
         parser.add_argument(
@@ -36,7 +41,10 @@ class Command(BaseCommand):
             help="Run here instead of through a Celery worker.",
         )
         parser.add_argument(
-            "--as", dest="as_user", default="", metavar="USERNAME",
+            "--as",
+            dest="as_user",
+            default="",
+            metavar="USERNAME",
             help="Record the debate as this user's; a missing user is created as a system "
             "user that cannot log in (e.g. --as demo).",
         )
@@ -45,8 +53,20 @@ class Command(BaseCommand):
             "--timeout", type=float, default=300, help="Seconds to wait for the worker."
         )
 
-    def handle(self, *args, question, protocol, agents, in_process, json: bool, timeout,
-               option, list_protocols, as_user="", **opts):
+    def handle(
+        self,
+        *args,
+        question,
+        protocol,
+        agents,
+        in_process,
+        json: bool,
+        timeout,
+        option,
+        list_protocols,
+        as_user="",
+        **opts,
+    ):
         if list_protocols:
             self._list_protocols(json)
             return
@@ -58,8 +78,12 @@ class Command(BaseCommand):
         slugs = [s.strip() for s in agents.split(",") if s.strip()] or None
         try:
             debate = services.debate_create(
-                query=question, protocol=protocol, agents=slugs, options=options,
-                enqueue=not in_process, created_by=_system_user(as_user) if as_user else None,
+                query=question,
+                protocol=protocol,
+                agents=slugs,
+                options=options,
+                enqueue=not in_process,
+                created_by=_system_user(as_user) if as_user else None,
             )
         except ValidationError as exc:
             messages = "; ".join(
@@ -89,9 +113,11 @@ class Command(BaseCommand):
             self.stdout.write(_json_dumps(catalog))
             return
         for entry in catalog:
-            agents = (f"{entry['min_participants']} agents" if entry["min_participants"] ==
-                      entry["max_participants"] else
-                      f"{entry['min_participants']}-{entry['max_participants']} agents")
+            agents = (
+                f"{entry['min_participants']} agents"
+                if entry["min_participants"] == entry["max_participants"]
+                else f"{entry['min_participants']}-{entry['max_participants']} agents"
+            )
             self.stdout.write(f"{entry['name']}: {entry['label']}")
             self.stdout.write(f"    {entry['description']}")
             self.stdout.write(f"    decisions: {', '.join(entry['decisions'])}; {agents}")
@@ -107,8 +133,6 @@ class Command(BaseCommand):
                     f"    --option {opt['name']}=...  ({opt['type']}, default {default}{bounds})"
                     f": {opt['description']}"
                 )
-
-
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:

@@ -88,8 +88,7 @@ class ModeratedPresentation(Presentation):
             Fact(
                 "Weighted strength",
                 f"pro {number(pro)}, con {number(con)} ({ratio_text}; "
-                f"a side needs more than {md.get('margin_required', 1.2):g}x)"
-                + _exact_note(md),
+                f"a side needs more than {md.get('margin_required', 1.2):g}x)" + _exact_note(md),
             ),
             Fact("Decision confidence", unit(md.get("decision_confidence"))),
             Fact(

@@ -119,13 +119,19 @@ class ModeratedProtocol(DebateProtocol):
     min_participants = max_participants = 3
     options_schema: dict[str, Any] = {
         "max_rounds": {
-            "type": "int", "default": 2, "min": 1, "max": 5,
+            "type": "int",
+            "default": 2,
+            "min": 1,
+            "max": 5,
             "description": "Most rounds to run (each: arguments, then the moderator).",
         },
         "consensus_threshold": {
-            "type": "float", "default": 0.8, "min": 0.5, "max": 1.0,
+            "type": "float",
+            "default": 0.8,
+            "min": 0.5,
+            "max": 1.0,
             "description": "The debate stops once the moderator's confidence exceeds this "
-                           "(0..1; 1.0 never stops early).",
+            "(0..1; 1.0 never stops early).",
         },
         "model": MODEL_OPTION,
     }
@@ -192,9 +198,13 @@ class ModeratedProtocol(DebateProtocol):
             evidence = details.get("supporting_evidence") or []
             lines.append(
                 ARGUMENT.format(
-                    round_number=round_number, name=p.name, role=p.role,
-                    side=parsed.decision, confidence=_unit(details["confidence_0_1"]),
-                    evidence=len(evidence), plural="s" if len(evidence) != 1 else "",
+                    round_number=round_number,
+                    name=p.name,
+                    role=p.role,
+                    side=parsed.decision,
+                    confidence=_unit(details["confidence_0_1"]),
+                    evidence=len(evidence),
+                    plural="s" if len(evidence) != 1 else "",
                     text=clipped(parsed.reasoning, SHOWN_ARGUMENT_CHARS) or "(no argument)",
                 )
             )
@@ -221,7 +231,10 @@ class ModeratedProtocol(DebateProtocol):
         return lines
 
     def argument_request(
-        self, p: ParticipantSpec, round_number: int, history: list[dict],
+        self,
+        p: ParticipantSpec,
+        round_number: int,
+        history: list[dict],
         this_round: Sequence[tuple[int, ParticipantSpec, StatementReply]] = (),
     ) -> CallRequest:
         stance, task = ROLE_BRIEFS[p.role]
@@ -240,7 +253,9 @@ class ModeratedProtocol(DebateProtocol):
         return self._request(p, round_number, "argument", lines)
 
     def synthesis_request(
-        self, p: ParticipantSpec, round_number: int,
+        self,
+        p: ParticipantSpec,
+        round_number: int,
         arguments: list[tuple[int, ParticipantSpec, StatementReply]],
     ) -> CallRequest:
         lines = self._header("synthesis", round_number, "You synthesise this round's arguments.")
@@ -254,16 +269,18 @@ class ModeratedProtocol(DebateProtocol):
         return self._request(p, round_number, "synthesis", lines)
 
     def moderation_request(
-        self, p: ParticipantSpec, round_number: int,
+        self,
+        p: ParticipantSpec,
+        round_number: int,
         arguments: list[tuple[int, ParticipantSpec, StatementReply]],
-        synthesis: StatementReply | None, previous: StatementReply | None,
+        synthesis: StatementReply | None,
+        previous: StatementReply | None,
     ) -> CallRequest:
         lines = self._header("moderation", round_number, "You moderate this debate.")
         lines += ["Current round arguments:", *self._argument_lines(arguments)]
         if synthesis:
             lines.append(
-                f"The refiner's synthesis: "
-                f"{clipped(synthesis.reasoning, SHOWN_ARGUMENT_CHARS)}"
+                f"The refiner's synthesis: {clipped(synthesis.reasoning, SHOWN_ARGUMENT_CHARS)}"
             )
         if previous:
             points = previous.details.get("open_points") or []
@@ -311,11 +328,17 @@ class ModeratedProtocol(DebateProtocol):
             side = a.side or ("SUPPORT" if p.role == "proponent" else "OPPOSE")
             confidence = self._capped(a.confidence, notes)
             return StatementReply(
-                decision=side, confidence=confidence, risk=None,
-                reasoning=a.content, parse_failed=a.parse_failed, error=a.error,
+                decision=side,
+                confidence=confidence,
+                risk=None,
+                reasoning=a.content,
+                parse_failed=a.parse_failed,
+                error=a.error,
                 notes=tuple(notes),
                 details={
-                    "side": side, "confidence_0_1": confidence / 100, "role": p.role,
+                    "side": side,
+                    "confidence_0_1": confidence / 100,
+                    "role": p.role,
                     "supporting_evidence": list(a.supporting_evidence),
                     "round_number": request.round_number,
                 },
@@ -325,11 +348,16 @@ class ModeratedProtocol(DebateProtocol):
             notes = list(s.notes)
             confidence = self._capped(s.confidence, notes)
             return StatementReply(
-                decision="NEUTRAL", confidence=confidence, risk=None,
-                reasoning=s.synthesis, parse_failed=s.parse_failed, error=s.error,
+                decision="NEUTRAL",
+                confidence=confidence,
+                risk=None,
+                reasoning=s.synthesis,
+                parse_failed=s.parse_failed,
+                error=s.error,
                 notes=tuple(notes),
                 details={
-                    "confidence_0_1": confidence / 100, "agreements": list(s.agreements),
+                    "confidence_0_1": confidence / 100,
+                    "agreements": list(s.agreements),
                     "disagreements": list(s.disagreements),
                     "resolution_paths": list(s.resolution_paths),
                     "open_questions": list(s.open_questions),
@@ -341,13 +369,20 @@ class ModeratedProtocol(DebateProtocol):
             notes = list(m.notes)
             confidence = self._capped(m.confidence, notes)
             return StatementReply(
-                decision=m.leaning, confidence=confidence, risk=None,
-                reasoning=m.summary, parse_failed=m.parse_failed, error=m.error,
+                decision=m.leaning,
+                confidence=confidence,
+                risk=None,
+                reasoning=m.summary,
+                parse_failed=m.parse_failed,
+                error=m.error,
                 notes=tuple(notes),
                 details={
-                    "confidence_0_1": confidence / 100, "pro_quality": m.pro_quality,
-                    "con_quality": m.con_quality, "consensus_reached": m.consensus_reached,
-                    "open_points": list(m.open_points), "round_number": request.round_number,
+                    "confidence_0_1": confidence / 100,
+                    "pro_quality": m.pro_quality,
+                    "con_quality": m.con_quality,
+                    "consensus_reached": m.consensus_reached,
+                    "open_points": list(m.open_points),
+                    "round_number": request.round_number,
                 },
             )
         raise ProtocolError(f"{self.name} has no step '{request.step}'")
@@ -395,7 +430,9 @@ class ModeratedProtocol(DebateProtocol):
                     failures.append(f"r{round_number}:{p.slug}")
                 arguments.append(
                     moderation_rules.Argument(
-                        agent=p.name, role=p.role, side=parsed.decision,
+                        agent=p.name,
+                        role=p.role,
+                        side=parsed.decision,
                         round_number=round_number,
                         confidence=parsed.details["confidence_0_1"],
                         supporting_evidence=tuple(parsed.details["supporting_evidence"]),
@@ -419,8 +456,11 @@ class ModeratedProtocol(DebateProtocol):
                 )
             )
         decision = moderation_rules.decide(
-            arguments, evaluations, consensus_threshold=self.threshold,
-            max_rounds=self.max_rounds, parse_failures=failures,
+            arguments,
+            evaluations,
+            consensus_threshold=self.threshold,
+            max_rounds=self.max_rounds,
+            parse_failures=failures,
         )
         last = len(history)
         return Outcome(
@@ -456,8 +496,9 @@ class ModeratedExtendedProtocol(ModeratedProtocol):
         speakers = [self.by_role[r] for r in self.debaters]
         requests = tuple(self.argument_request(p, round_number, history) for p in speakers)
         results = yield Step(round_number, name, requests, closes_round=False)
-        arguments = [(round_number, p, results[r.key]) for p, r in zip(speakers, requests,
-                                                                        strict=True)]
+        arguments = [
+            (round_number, p, results[r.key]) for p, r in zip(speakers, requests, strict=True)
+        ]
         request = self.synthesis_request(self.by_role["refiner"], round_number, arguments)
         results = yield Step(round_number, name, (request,), closes_round=False)
         return arguments, results[request.key]

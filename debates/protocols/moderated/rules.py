@@ -77,9 +77,26 @@ EVIDENCE_BASE = 0.2
 PLAIN_ITEM_SCORE = 0.15
 SPECIFIC_ITEM_SCORE = 0.25
 SOURCE_MARKERS = (
-    "study", "studies", "survey", "report", "data", "dataset", "research", "paper", "journal",
-    "published", "statistic", "census", "audit", "benchmark", "trial", "according to",
-    "documentation", "standard", "regulation", "filing",
+    "study",
+    "studies",
+    "survey",
+    "report",
+    "data",
+    "dataset",
+    "research",
+    "paper",
+    "journal",
+    "published",
+    "statistic",
+    "census",
+    "audit",
+    "benchmark",
+    "trial",
+    "according to",
+    "documentation",
+    "standard",
+    "regulation",
+    "filing",
 )
 NEUTRAL_QUALITY = 0.5
 ROLE_WEIGHTS = {"proponent": 1.0, "opponent": 1.0, "advocate": 0.5, "critic": 0.5}
@@ -285,8 +302,11 @@ def decide(
     def side_average(field: str) -> dict[str, float]:
         roles = sorted({s["role"] for s in scored})
         return {
-            r: round(sum(s[field] for s in scored if s["role"] == r)
-                     / sum(1 for s in scored if s["role"] == r), 4)
+            r: round(
+                sum(s[field] for s in scored if s["role"] == r)
+                / sum(1 for s in scored if s["role"] == r),
+                4,
+            )
             for r in roles
         }
 
@@ -298,7 +318,7 @@ def decide(
         "pro_strength_exact": format(pro.normalize(), "f"),
         "con_strength_exact": format(con.normalize(), "f"),
         "compared": "unrounded (exact decimals); strengths shown rounded to "
-                    f"{STRENGTH_DECIMALS} places",
+        f"{STRENGTH_DECIMALS} places",
         "strength_ratio": ratio,
         "margin_required": float(MARGIN),
         "decision_confidence": confidence,
@@ -307,8 +327,9 @@ def decide(
         "consensus_threshold": consensus_threshold,
         "rounds_run": len(evaluations),
         "max_rounds": max_rounds,
-        "moderator_confidence_by_round": [_num(e.confidence) for e in
-                                          sorted(evaluations, key=lambda e: e.round_number)],
+        "moderator_confidence_by_round": [
+            _num(e.confidence) for e in sorted(evaluations, key=lambda e: e.round_number)
+        ],
         "moderator_consensus_reached": last.consensus_reached,
         "moderator_leaning": last.leaning,
         "open_points": list(last.open_points),
@@ -319,10 +340,10 @@ def decide(
         "parse_failures": sorted(parse_failures),
         "scoring": {
             "evidence": f"{EVIDENCE_BASE} + {PLAIN_ITEM_SCORE} per plain item + "
-                        f"{SPECIFIC_ITEM_SCORE} per specific item (>= {MIN_EVIDENCE_WORDS} "
-                        "words; a figure, link or named source), max 1",
+            f"{SPECIFIC_ITEM_SCORE} per specific item (>= {MIN_EVIDENCE_WORDS} "
+            "words; a figure, link or named source), max 1",
             "logic": f"moderator's quality score for the side that round; {NEUTRAL_QUALITY} "
-                     "when not rated",
+            "when not rated",
             "strength": "role weight x confidence x evidence quality x logical consistency",
             "role_weights": dict(ROLE_WEIGHTS),
         },

@@ -122,7 +122,8 @@ class RoundRobinPresentation(Presentation):
                 f"{summary.get('total_agents_consulted')} agents readable; debate turns: "
                 + ", ".join(
                     f"{p['agent']} {p['debate_turns']}"
-                    for p in md.get("final_positions", []) if "debate_turns" in p
+                    for p in md.get("final_positions", [])
+                    if "debate_turns" in p
                 )
             )
         if md.get("changed_position"):

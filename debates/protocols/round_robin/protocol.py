@@ -78,21 +78,32 @@ class RoundRobinProtocol(DebateProtocol):
     roles_needed = "any roles (each agent takes a stance of its own)"
     options_schema: dict[str, Any] = {
         "max_rounds": {
-            "type": "int", "default": 5, "min": 1, "max": 10,
+            "type": "int",
+            "default": 5,
+            "min": 1,
+            "max": 10,
             "description": "Most rounds, counting the initial analysis (a turn per agent each).",
         },
         "min_turns_per_agent": {
-            "type": "int", "default": 2, "min": 1, "max": 10,
+            "type": "int",
+            "default": 2,
+            "min": 1,
+            "max": 10,
             "description": "Every agent speaks at least this many times, even after consensus.",
         },
         "consensus_threshold": {
-            "type": "float", "default": 0.75, "min": 0.51, "max": 1.0,
+            "type": "float",
+            "default": 0.75,
+            "min": 0.51,
+            "max": 1.0,
             "description": "Share of agents that must hold the same stance for consensus.",
         },
         "stances": {
-            "type": "str", "default": "auto", "choices": ["auto", "investment", "decision"],
+            "type": "str",
+            "default": "auto",
+            "choices": ["auto", "investment", "decision"],
             "description": "BUY/HOLD/SELL (investment) or ACT/WARN/REFUSE (decision); auto "
-                           "picks investment for investment questions.",
+            "picks investment for investment questions.",
         },
         "model": MODEL_OPTION,
     }
@@ -167,8 +178,9 @@ class RoundRobinProtocol(DebateProtocol):
         if p.slug in latest:
             own_round, own = latest[p.slug]
             lines.append(OWN_POSITION.format(round=own_round, **position_fields(own)))
-        peers = [(q, latest[q.slug]) for q in self.participants if q.slug != p.slug
-                 and q.slug in latest]
+        peers = [
+            (q, latest[q.slug]) for q in self.participants if q.slug != p.slug and q.slug in latest
+        ]
         if peers:
             lines.append("Your peers' latest positions:")
             for q, (peer_round, parsed) in peers:
@@ -251,7 +263,9 @@ class RoundRobinProtocol(DebateProtocol):
             for i, p in enumerate(ps):
                 request = self.turn_request(p, round_number, latest, checks)
                 results = yield Step(
-                    round_number, self.round_name(round_number), (request,),
+                    round_number,
+                    self.round_name(round_number),
+                    (request,),
                     closes_round=i == len(ps) - 1,
                 )
                 latest[p.slug] = (round_number, results[request.key])

@@ -186,8 +186,13 @@ def decide(
         "stop_reason": "consensus" if final.reached else "max_rounds",
         "consensus_by_round": [c.as_dict() for c in checks],
         "final_positions": [
-            {"agent": p.agent, "stance": p.stance, "confidence": p.confidence, "risk": p.risk,
-             "debate_turns": p.turns}
+            {
+                "agent": p.agent,
+                "stance": p.stance,
+                "confidence": p.confidence,
+                "risk": p.risk,
+                "debate_turns": p.turns,
+            }
             for p in positions
         ],
         "agent_responses_summary": {

@@ -43,9 +43,25 @@ def analysis_reply(prompt: OfflinePrompt) -> str:
 
 #: Words that mark a sweeping or unsupported claim: the offline model's "weakest point".
 _SWEEPING = (
-    "no ", "not ", "cannot", "never", "always", "immediately", "straightforward",
-    "well-established", "standard", "too many", "only", "any", "every", "could", "general",
-    "safe", "clear", "low risk", "risk of",
+    "no ",
+    "not ",
+    "cannot",
+    "never",
+    "always",
+    "immediately",
+    "straightforward",
+    "well-established",
+    "standard",
+    "too many",
+    "only",
+    "any",
+    "every",
+    "could",
+    "general",
+    "safe",
+    "clear",
+    "low risk",
+    "risk of",
 )
 
 #: What each role asks for to settle a point: (when the target is more cautious than the

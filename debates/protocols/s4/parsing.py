@@ -343,8 +343,9 @@ def _challenge_from_mapping(obj: Mapping[str, Any]) -> ParsedChallenge:
     weakest = _required_text(
         obj, WEAKEST_POINT_KEYS, "the weakest point of the reasoning", notes, errors
     )
-    evidence = _required_text(obj, EVIDENCE_KEYS, "the evidence that would settle it", notes,
-                              errors)
+    evidence = _required_text(
+        obj, EVIDENCE_KEYS, "the evidence that would settle it", notes, errors
+    )
 
     raw_suggested = get_field(obj, "suggested_decision")
     suggested = None

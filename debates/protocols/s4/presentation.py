@@ -64,7 +64,8 @@ class S4Presentation(Presentation):
         out.append(f"\nRound 2: {rounds.get(2, 'Challenge Round')}")
         for c in debate.challenges.all():
             agreement = (
-                "agrees with the conclusion" if c.agrees_with_conclusion
+                "agrees with the conclusion"
+                if c.agrees_with_conclusion
                 else "disputes the conclusion"
             )
             out.append(f"  {c.challenger.name} CHALLENGES {c.challenged.name} ({agreement})")

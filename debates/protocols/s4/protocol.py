@@ -106,11 +106,12 @@ class S4Protocol(DebateProtocol):
             if len(set(values)) != len(values):
                 raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
         if not any(p.role == self.veto_role and p.can_veto for p in participants):
-            named = ", ".join(f"{p.name} ({p.role}{', can veto' if p.can_veto else ''})"
-                              for p in participants)
+            named = ", ".join(
+                f"{p.name} ({p.role}{', can veto' if p.can_veto else ''})" for p in participants
+            )
             raise ProtocolError(
                 f"S4 needs {self.roles_needed}; got {named}. Add the safety agent "
-                f"(e.g. agents: [..., \"safety\"]) or choose another protocol."
+                f'(e.g. agents: [..., "safety"]) or choose another protocol.'
             )
         self.query = query
         self.participants = list(participants)
