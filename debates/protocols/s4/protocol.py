@@ -13,6 +13,7 @@ What each agent sees, exactly as seed 000 fixes it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from debates.defense import cap_confidence, wrap_query_as_data
@@ -287,6 +288,41 @@ class S4Protocol(DebateProtocol):
             )
         return decision, ""
 
+    def final_votes(self, replies: Results, round_number: int) -> tuple[FinalVote, ...]:
+        """Each participant's reply of `round_number`, locked as its final vote."""
+        votes = []
+        for p in self.participants:
+            key = f"r{round_number}:{p.slug}"
+            reply = replies[key]
+            votes.append(
+                FinalVote(
+                    participant=p.slug,
+                    decision=reply.decision,
+                    confidence=reply.confidence,
+                    risk=reply.risk,
+                    reasoning=reply.reasoning,
+                    statement_key=key,
+                )
+            )
+        return tuple(votes)
+
+    def decide(
+        self, votes: tuple[FinalVote, ...], *, reason: Callable[[FinalVote], str] | None = None
+    ) -> rules.Decision:
+        """The pure rules over the final votes; `reason` gives the reasoning the rules quote."""
+        return rules.decide(
+            [
+                rules.Vote(
+                    agent=self.by_slug[v.participant].name,
+                    decision=v.decision,
+                    confidence=v.confidence,
+                    risk=v.risk,
+                    reasoning=reason(v) if reason else v.reasoning,
+                )
+                for v in votes
+            ]
+        )
+
     @staticmethod
     def _vote_reason(vote: FinalVote, first: StatementReply) -> str:
         """A veto kept from round 1 is explained by the harm named then: the revision only
@@ -310,28 +346,9 @@ class S4Protocol(DebateProtocol):
         revisions = yield Step(
             3, ROUND_NAMES[3], tuple(self.revision_request(p, initial, challenges) for p in ps)
         )
-        votes = tuple(
-            FinalVote(
-                participant=p.slug,
-                decision=revisions[f"r3:{p.slug}"].decision,
-                confidence=revisions[f"r3:{p.slug}"].confidence,
-                risk=revisions[f"r3:{p.slug}"].risk,
-                reasoning=revisions[f"r3:{p.slug}"].reasoning,
-                statement_key=f"r3:{p.slug}",
-            )
-            for p in ps
-        )
-        decision = rules.decide(
-            [
-                rules.Vote(
-                    agent=self.by_slug[v.participant].name,
-                    decision=v.decision,
-                    confidence=v.confidence,
-                    risk=v.risk,
-                    reasoning=self._vote_reason(v, initial[f"r1:{v.participant}"]),
-                )
-                for v in votes
-            ]
+        votes = self.final_votes(revisions, 3)
+        decision = self.decide(
+            votes, reason=lambda v: self._vote_reason(v, initial[f"r1:{v.participant}"])
         )
         changed = [
             self.by_slug[p.slug].name

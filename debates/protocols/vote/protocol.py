@@ -5,8 +5,8 @@ and one call per agent, for questions where evaluation shows debate adds nothing
 from __future__ import annotations
 
 from debates.defense import wrap_query_as_data
-from debates.protocols.base import CallRequest, FinalVote, Outcome, Step, StepGenerator
-from debates.protocols.s4 import S4Protocol, rules
+from debates.protocols.base import CallRequest, Outcome, Step, StepGenerator
+from debates.protocols.s4 import S4Protocol
 from debates.protocols.vote import offline
 from debates.protocols.vote.presentation import VotePresentation
 
@@ -46,29 +46,8 @@ class VoteProtocol(S4Protocol):
     def run(self) -> StepGenerator:
         ps = self.participants
         answers = yield Step(1, ROUND_NAMES[1], tuple(self.vote_request(p) for p in ps))
-        votes = tuple(
-            FinalVote(
-                participant=p.slug,
-                decision=answers[f"r1:{p.slug}"].decision,
-                confidence=answers[f"r1:{p.slug}"].confidence,
-                risk=answers[f"r1:{p.slug}"].risk,
-                reasoning=answers[f"r1:{p.slug}"].reasoning,
-                statement_key=f"r1:{p.slug}",
-            )
-            for p in ps
-        )
-        decision = rules.decide(
-            [
-                rules.Vote(
-                    agent=self.by_slug[v.participant].name,
-                    decision=v.decision,
-                    confidence=v.confidence,
-                    risk=v.risk,
-                    reasoning=v.reasoning,
-                )
-                for v in votes
-            ]
-        )
+        votes = self.final_votes(answers, 1)
+        decision = self.decide(votes)
         failures = sorted(k for k, r in answers.items() if r.parse_failed)
         return Outcome(
             votes=votes,
