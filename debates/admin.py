@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from debates.exports import export_debates_csv
 from debates.models import (
     Challenge,
     Debate,
@@ -142,6 +143,7 @@ class DebateAdmin(admin.ModelAdmin):
         ("schedule", admin.RelatedOnlyFieldListFilter),
     )
     search_fields = ("query", "id")
+    actions = [export_debates_csv]
     date_hierarchy = "created_at"
     list_select_related = ("created_by",)
     # Every field, in the order the page has always shown them (not the model's, which lists the

@@ -6,6 +6,7 @@ from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
 
 from reviews import services, subjects
+from reviews.exports import export_review_items_csv
 from reviews.forms import NoteForm
 from reviews.models import ReviewEvent, ReviewItem
 
@@ -59,7 +60,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
-    actions = ["claim", "resolve_uphold", "rerun", "dismiss"]
+    actions = ["claim", "resolve_uphold", "rerun", "dismiss", export_review_items_csv]
     inlines = [ReviewEventInline]
     fieldsets = (
         (
