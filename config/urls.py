@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from debates.metrics.views import metrics
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="debates:list", permanent=False)),
     path("admin/", admin.site.urls),
@@ -11,6 +13,7 @@ urlpatterns = [
     path("reviews/", include("reviews.urls")),
     path("contradictions/", include("contradictions.urls")),
     path("api/", include("api.urls")),
+    path("metrics", metrics, name="metrics"),
 ]
 
 handler400 = "api.errors.bad_request"

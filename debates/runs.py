@@ -43,6 +43,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
+from debates.metrics import counters
+
 logger = logging.getLogger(__name__)
 
 
@@ -164,6 +166,11 @@ def register(work: Work) -> Work:
     """Called by each app's `AppConfig.ready`: the sweeper sweeps every registered kind."""
     _WORKS[work.plural] = work
     return work
+
+
+def registered() -> list[Work]:
+    """Every registered kind of work (debates, contradiction runs), in registration order."""
+    return list(_WORKS.values())
 
 
 # --- claiming, running, failing ------------------------------------------------------------------
@@ -405,6 +412,10 @@ def recover_stuck(
             getattr(report, outcome).append(str(pk))
     if report.requeued or report.gave_up:
         logger.warning("sweeper, %ss: %s", work.noun, report)
+        requeued, gave_up = len(report.requeued), len(report.gave_up)
+        transaction.on_commit(
+            lambda: counters.count_sweeper(work.plural, requeued=requeued, gave_up=gave_up)
+        )
     return report
 
 
@@ -416,9 +427,9 @@ _PRIORITY_STEPS = (3, 6, 9)
 _UNACKED = "unacked"
 
 
-def broker_messages() -> int | None:
-    """How many task messages the broker holds for the default queue: waiting, or delivered and
-    not acknowledged. None when the broker is not Redis or cannot be asked."""
+def broker_queue() -> tuple[int, int] | None:
+    """The task messages the broker holds for the default queue: (waiting for a worker,
+    delivered and not acknowledged yet). None when the broker is not Redis or cannot be asked."""
     from celery import current_app
 
     url = current_app.conf.broker_url or ""
@@ -435,12 +446,20 @@ def broker_messages() -> int | None:
             for step in _PRIORITY_STEPS:
                 pipe.llen(f"{queue}{_PRIORITY_SEPARATOR}{step}")
             pipe.hlen(_UNACKED)
-            return sum(pipe.execute())
+            *waiting, unacked = pipe.execute()
+            return sum(waiting), unacked
         finally:
             client.close()
     except redis.RedisError:
-        logger.warning("sweeper: could not count the broker's messages", exc_info=True)
+        logger.warning("could not count the broker's messages", exc_info=True)
         return None
+
+
+def broker_messages() -> int | None:
+    """How many task messages the broker holds for the default queue: waiting, or delivered and
+    not acknowledged. None when the broker is not Redis or cannot be asked."""
+    held = broker_queue()
+    return None if held is None else sum(held)
 
 
 def broker_lost_queue(*, now: datetime) -> bool:

@@ -197,6 +197,16 @@ WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=10.0)
 WEBHOOK_RETRY_MAX_DELAY = env.float("WEBHOOK_RETRY_MAX_DELAY", default=600.0)
 HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=1.0)
 
+# --- Operators' metrics (/metrics, see README "Metrics") ----------------------------------------
+# The bearer token Prometheus sends; empty: only signed-in staff can read the endpoint.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Seconds the figures read from PostgreSQL and Redis are reused (shared by every web process
+# through the cache), and the same for the slower evaluation figures (ground truth, costs).
+METRICS_CACHE_SECONDS = env.int("METRICS_CACHE_SECONDS", default=15)
+METRICS_EVALUATION_CACHE_SECONDS = env.int("METRICS_EVALUATION_CACHE_SECONDS", default=300)
+# Each source's queries are cut off after this many seconds (PostgreSQL statement_timeout).
+METRICS_QUERY_TIMEOUT = env.float("METRICS_QUERY_TIMEOUT", default=10.0)
+
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_TASK_SERIALIZER = "json"

@@ -22,6 +22,12 @@ if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("dj
         "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."
     )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+# /metrics: a token short enough to guess would hand out the service's figures.
+if METRICS_TOKEN and len(METRICS_TOKEN) < 32:  # noqa: F405
+    raise ImproperlyConfigured(
+        "METRICS_TOKEN is too short: use at least 32 random characters, e.g. the output of "
+        "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+    )
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

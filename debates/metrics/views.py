@@ -1,0 +1,81 @@
+"""`GET /metrics`: the Prometheus text exposition, for Prometheus (a bearer token) or staff.
+
+- `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time): 200. A wrong token, or
+  any token while `METRICS_TOKEN` is empty: 403.
+- No token: signed-in staff get 200, other signed-in users 403, anonymous callers 401 with
+  `WWW-Authenticate: Bearer`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+from debates import runs
+from debates.metrics import exposition, figures
+
+
+def _refusal(request: HttpRequest) -> HttpResponse | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if header:
+        if scheme.lower() != "bearer" or not token.strip():
+            return _text(401, "Send 'Authorization: Bearer <METRICS_TOKEN>'.", challenge=True)
+        expected = settings.METRICS_TOKEN
+        if not expected:
+            return _text(403, "No METRICS_TOKEN is configured: tokens are not accepted here.")
+        if not secrets.compare_digest(token.strip().encode(), expected.encode()):
+            return _text(403, "This token is not the metrics token.")
+        return None
+    if not request.user.is_authenticated:
+        return _text(
+            401,
+            "Send 'Authorization: Bearer <METRICS_TOKEN>', or sign in as staff.",
+            challenge=True,
+        )
+    if not request.user.is_staff:
+        return _text(403, "Only staff and Prometheus (with the metrics token) read the metrics.")
+    return None
+
+
+def _text(status: int, message: str, *, challenge: bool = False) -> HttpResponse:
+    response = HttpResponse(message + "\n", status=status, content_type="text/plain")
+    if challenge:
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+    return response
+
+
+def registry() -> CollectorRegistry:
+    """A registry holding the current figures (cached; see `figures`) and nothing else: no
+    figure of this one process (its CPU, its memory), which would describe whichever web
+    process happened to answer."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(
+        exposition.FiguresCollector(
+            exposition.families(
+                figures.operations(),
+                figures.evaluation(),
+                now=time.time(),
+                kinds=[work.plural for work in runs.registered()],
+            )
+        )
+    )
+    return registry
+
+
+@never_cache
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    refusal = _refusal(request)
+    if refusal is not None:
+        return refusal
+    # The format Prometheus asks for: OpenMetrics, or the text format (0.0.4 or 1.0.0).
+    encode, content_type = choose_encoder(request.headers.get("Accept", ""))
+    return HttpResponse(encode(registry()), content_type=content_type)
