@@ -356,3 +356,37 @@ def test_latency_buckets_are_cumulative_and_merge_statuses():
     assert [s.value for s in pending.samples] == [4]
     (attempts,) = [f for f in out if f.name == "debates_llm_call_attempts"]
     assert [s.value for s in attempts.samples] == [9]
+
+
+# --- end to end: debates run by a real worker, scraped from this process ------------------------
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_debates_a_worker_ran_are_counted_by_the_web_process(
+    client, celery_worker_process, default_agents
+):
+    from tests.conftest import wait_for
+
+    debates = [services.debate_create(query=q) for q in (SPLIT, "What is the capital of France?")]
+    for debate in debates:
+        done = wait_for(
+            lambda d=debate: Debate.objects.filter(pk=d.pk, status="completed").exists(),
+            timeout=90,
+        )
+        assert done
+
+    samples = scrape(client)
+
+    assert value(samples, "debates_created_total", protocol="s4") == 2
+    assert value(samples, "debates_completed_total", protocol="s4") == 2
+    assert value(samples, "debates_failed_total", protocol="s4") == 0
+    labels = {"source": "debates", "model": "offline/heuristic-demo"}
+    assert value(samples, "debates_llm_calls_total", **labels, outcome="done") == 24
+    assert value(samples, "debates_llm_call_retries_total", **labels) == 0
+    # The worker's offline model takes 0.3 s a call (DEBATE_OFFLINE_LATENCY): the histogram
+    # has none under 0.25 s and all 24 by 2.5 s.
+    assert value(samples, "debates_llm_call_latency_seconds_bucket", **labels, le="0.25") == 0
+    assert value(samples, "debates_llm_call_latency_seconds_bucket", **labels, le="2.5") == 24
+    assert value(samples, "debates_independent_answers_total", protocol="s4") == 6
+    assert value(samples, "debates_by_status", protocol="s4", status="completed") == 2
