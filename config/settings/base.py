@@ -202,7 +202,7 @@ HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=1.0)
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # Seconds the figures read from PostgreSQL and Redis are reused (shared by every web process
 # through the cache), and the same for the slower evaluation figures (ground truth, costs).
-METRICS_CACHE_SECONDS = env.int("METRICS_CACHE_SECONDS", default=15)
+METRICS_CACHE_SECONDS = env.int("METRICS_CACHE_SECONDS", default=30)
 METRICS_EVALUATION_CACHE_SECONDS = env.int("METRICS_EVALUATION_CACHE_SECONDS", default=300)
 # Each source's queries are cut off after this many seconds (PostgreSQL statement_timeout).
 METRICS_QUERY_TIMEOUT = env.float("METRICS_QUERY_TIMEOUT", default=10.0)

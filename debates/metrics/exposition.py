@@ -106,12 +106,13 @@ def _debate_families(
 
 def _call_families(rows: list[dict[str, Any]]) -> Iterator[Metric]:
     labels = ["source", "model"]
-    calls = _counter(
-        "llm_calls",
-        "LLM calls through the gateway that returned (done) or failed for good, per model.",
-        [*labels, "outcome"],
-    )
+    calls = _counter("llm_calls", "LLM calls through the gateway that were answered.", labels)
     pending = _gauge("llm_calls_pending", "LLM calls in flight (recorded, not answered).", labels)
+    failed = _gauge(
+        "llm_calls_failed",
+        "LLM calls whose attempts all failed (made again if their debate or run is retried).",
+        labels,
+    )
     attempts = _counter("llm_call_attempts", "Requests sent to providers for LLM calls.", labels)
     retries = _counter(
         "llm_call_retries", "Requests beyond each call's first (429, 5xx, timeouts ...).", labels
@@ -126,10 +127,9 @@ def _call_families(rows: list[dict[str, Any]]) -> Iterator[Metric]:
     merged: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
         key = (r["source"], r["model"])
-        if r["status"] == "pending":
-            pending.add_metric(list(key), r["n"])
-        else:
-            calls.add_metric([*key, r["status"]], r["n"])
+        {"pending": pending, "failed": failed, "done": calls}[r["status"]].add_metric(
+            list(key), r["n"]
+        )
         m = merged.setdefault(
             key,
             {
@@ -161,7 +161,7 @@ def _call_families(rows: list[dict[str, Any]]) -> Iterator[Metric]:
             (repr(float(bound)), n) for bound, n in zip(LATENCY_BUCKETS, m["buckets"], strict=True)
         ]
         latency.add_metric(list(key), [*buckets, ("+Inf", m["finished"])], m["sum"])
-    yield from (calls, pending, attempts, retries, tokens, cost, latency)
+    yield from (calls, pending, failed, attempts, retries, tokens, cost, latency)
 
 
 def _review_families(rows: list[dict[str, Any]], now: float) -> Iterator[Metric]:

@@ -4,7 +4,7 @@ Two tiers, each a fixed number of aggregate queries whatever the number of rows,
 shared cache (Redis) so that every web process serves the same figures and PostgreSQL computes
 them at most once per period, however many processes are scraped:
 
-- `operations()` every `METRICS_CACHE_SECONDS` (15): debates by protocol and state, failures,
+- `operations()` every `METRICS_CACHE_SECONDS` (30): debates by protocol and state, failures,
   consensus, cost and tokens; LLM calls per model (attempts, retries, tokens, cost, latency
   buckets); review items; durable runs; the broker's queue; the sweeper's counters.
 - `evaluation()` every `METRICS_EVALUATION_CACHE_SECONDS` (300): seed 003's monitoring
