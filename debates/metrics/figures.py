@@ -12,9 +12,9 @@ them at most once per period, however many processes are scraped:
   and the cost of an independent (single-agent) answer.
 
 The sources are read with `METRICS_QUERY_TIMEOUT` as PostgreSQL's statement timeout; a source
-that fails is reported as down (`debates_metrics_source_up`) and the others
-are still served. When the figures are due, one process refreshes them (a lock in the cache)
-while the others keep serving the previous ones.
+that fails is reported as down (`debates_metrics_source_up`) and the others are still served.
+When the figures are due, one process refreshes them (a lock in the cache) while the others
+keep serving the previous ones.
 
 The figures are plain dicts and lists (cached as they are).
 """
@@ -62,8 +62,13 @@ def call_models() -> list[type[GatewayCall]]:
 def _statement_timeout() -> Iterator[None]:
     """PostgreSQL's statement timeout for this connection while the sources are read (not in a
     transaction: a source that fails leaves the next ones free to run)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET statement_timeout = %s", [int(settings.METRICS_QUERY_TIMEOUT * 1000)])
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SET statement_timeout = %s", [int(settings.METRICS_QUERY_TIMEOUT * 1000)]
+            )
+    except DatabaseError:  # PostgreSQL is unreachable: its sources will say so, Redis's still read
+        logger.warning("metrics: could not set the statement timeout", exc_info=True)
     try:
         yield
     finally:

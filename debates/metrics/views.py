@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 
@@ -20,6 +21,8 @@ from prometheus_client.exposition import choose_encoder
 
 from debates import runs
 from debates.metrics import exposition, figures
+
+logger = logging.getLogger(__name__)
 
 
 def _refusal(request: HttpRequest) -> HttpResponse | None:
@@ -78,4 +81,9 @@ def metrics(request: HttpRequest) -> HttpResponse:
         return refusal
     # The format Prometheus asks for: OpenMetrics, or the text format (0.0.4 or 1.0.0).
     encode, content_type = choose_encoder(request.headers.get("Accept", ""))
-    return HttpResponse(encode(registry()), content_type=content_type)
+    try:
+        body = encode(registry())
+    except Exception as exc:  # noqa: BLE001 - the cache (Redis) is down: Prometheus marks it down
+        logger.exception("metrics: the figures could not be served")
+        return _text(503, f"The metrics cannot be served now: {type(exc).__name__}.")
+    return HttpResponse(body, content_type=content_type)

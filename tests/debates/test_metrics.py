@@ -322,6 +322,39 @@ def test_a_scrape_within_the_cache_period_asks_the_database_nothing(
     assert value(third, "debates_created_total", protocol="s4") == 2
 
 
+def test_while_one_process_refreshes_the_figures_the_others_serve_the_previous_ones(
+    client, db, django_assert_num_queries, settings
+):
+    settings.METRICS_CACHE_SECONDS = 30
+    CompletedDebateFactory()
+    scrape(client)  # both tiers cached
+    key = figures.CACHE_KEY.format(tier="operations")
+    stale = cache.get(key)
+    cache.set(key, {**stale, "read_at": stale["read_at"] - 3600})  # due for a refresh
+    CompletedDebateFactory()
+
+    cache.add(key + ":refreshing", 1, timeout=30)  # another process is reading them
+    with django_assert_num_queries(0):
+        samples = scrape(client)
+    assert value(samples, "debates_created_total", protocol="s4") == 1
+    assert value(samples, "debates_metrics_age_seconds", tier="operations") >= 3600
+
+    cache.delete(key + ":refreshing")  # it is done (or died): the next scrape refreshes
+    samples = scrape(client)
+    assert value(samples, "debates_created_total", protocol="s4") == 2
+    assert cache.get(key + ":refreshing") is None
+
+
+def test_when_the_figures_cannot_be_served_prometheus_gets_a_503(client, db, monkeypatch):
+    def down():
+        raise ConnectionError("Redis is not answering")
+
+    monkeypatch.setattr(figures, "operations", down)
+    response = client.get(URL, HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    assert response.status_code == 503
+    assert b"cannot be served now: ConnectionError" in response.content
+
+
 # --- the families, without a database -----------------------------------------------------------
 
 
