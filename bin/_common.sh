@@ -46,7 +46,7 @@ ensure_venv() {
     "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
       -r requirements.txt 2>&1 \
       | grep -v '^WARNING: Location' || true
-    "$PY" -c 'import django, celery, litellm, django_celery_beat' || die "The dependencies did not install; see above."
+    "$PY" -c 'import django, celery, litellm, django_celery_beat, prometheus_client' || die "The dependencies did not install; see above."
     echo "$want" > "$stamp"
   fi
 }
