@@ -50,6 +50,8 @@ ROLES: dict[str, tuple[str, ...]] = {
         "budgets.delete_spendinglimit",
         "budgets.view_usage",
         "budgets.view_counter",
+        "budgets.view_charge",
+        "budgets.change_charge",
     ),
 }
 

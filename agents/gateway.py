@@ -324,7 +324,7 @@ def complete(
             max_retries=max_retries,
             max_tokens=max_tokens,
         )
-    except LLMError:
+    except BaseException:  # nothing came back: the call still counts, its estimate is freed
         _settle(reservation, None)
         raise
     _settle(reservation, response)

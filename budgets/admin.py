@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db.models import Sum
 
 from budgets import services
-from budgets.models import Counter, SpendingLimit, Usage
+from budgets.models import Charge, Counter, SpendingLimit, Usage
 
 
 @admin.register(SpendingLimit)
@@ -111,3 +111,40 @@ class CounterAdmin(_ReadOnly):
     )
     list_filter = ("period",)
     search_fields = ("key",)
+
+
+@admin.register(Charge)
+class ChargeAdmin(admin.ModelAdmin):
+    """Who pays for each debate and run, and its own limits: raise them here (audited) so that
+    a debate stopped at one can be re-run to its end."""
+
+    list_display = (
+        "subject",
+        "user",
+        "token",
+        "max_calls",
+        "max_tokens_per_call",
+        "max_cost_usd",
+        "created_at",
+    )
+    search_fields = ("subject", "user__username", "token__name")
+    list_select_related = ("user", "token")
+    readonly_fields = ("subject", "user", "token", "created_at")
+    fields = (
+        "subject",
+        "user",
+        "token",
+        "max_calls",
+        "max_tokens_per_call",
+        "max_cost_usd",
+        "created_at",
+    )
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        services.charge_save(charge=obj, actor=request.user)

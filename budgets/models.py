@@ -167,10 +167,17 @@ class Charge(models.Model):
     token = models.ForeignKey(
         "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    max_calls = models.PositiveIntegerField(null=True, blank=True)
-    max_tokens_per_call = models.PositiveIntegerField(null=True, blank=True)
-    max_cost_usd = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    max_calls = models.PositiveIntegerField(null=True, blank=True, help_text="Blank: no limit.")
+    max_tokens_per_call = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Sent to the model as max_tokens. Blank: no limit."
+    )
+    max_cost_usd = models.DecimalField(
+        max_digits=12, decimal_places=4, null=True, blank=True, help_text="Blank: no limit."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "debate budget"
 
     def __str__(self):
         return self.subject

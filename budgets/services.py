@@ -206,6 +206,22 @@ def limit_delete(*, limit: SpendingLimit, actor) -> None:
     limit.delete()
 
 
+CHARGE_FIELDS = ("max_calls", "max_tokens_per_call", "max_cost_usd")
+
+
+@transaction.atomic
+def charge_save(*, charge: Charge, actor) -> Charge:
+    """Store a staff edit of one debate's (run's) own limits, e.g. raised so that a re-run can
+    finish it, with an audit entry from what to what."""
+    before = audit.snapshot(Charge.objects.get(pk=charge.pk), CHARGE_FIELDS)
+    charge.full_clean()
+    charge.save(update_fields=list(CHARGE_FIELDS))
+    charge.refresh_from_db(fields=list(CHARGE_FIELDS))
+    if changes := audit.diff(before, audit.snapshot(charge, CHARGE_FIELDS)):
+        audit.record(actor=actor, action="budget.debate_change", subject=charge, changes=changes)
+    return charge
+
+
 def audited(limit: SpendingLimit) -> dict[str, Any]:
     return audit.snapshot(limit, ("scope", "user", "token", *LIMIT_FIELDS))
 

@@ -11,6 +11,8 @@ PERMISSIONS = (
     "delete_spendinglimit",
     "view_usage",
     "view_counter",
+    "view_charge",
+    "change_charge",
 )
 
 

@@ -95,3 +95,21 @@ def test_ordinary_staff_without_the_role_cannot_edit_limits():
     client = Client()
     client.force_login(StaffFactory(username="rita", roles=[]))
     assert client.get("/admin/budgets/spendinglimit/").status_code == 403
+
+
+def test_an_operator_raises_one_debates_own_limit_and_it_is_audited(operator, default_agents):
+    from budgets.models import Charge
+    from debates import services
+
+    debate = services.debate_create(query="Should we adopt a four-day work week?", enqueue=False)
+    charge = Charge.objects.get(subject=f"debate:{debate.id}")
+    response = operator.post(
+        f"/admin/budgets/charge/{charge.pk}/change/",
+        {"max_calls": "300", "max_tokens_per_call": "4096", "max_cost_usd": "2"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    charge.refresh_from_db()
+    assert charge.max_calls == 300
+    entry = AuditEntry.objects.get(action="budget.debate_change")
+    assert entry.changes == {"max_calls": {"from": 100, "to": 300}}
+    assert entry.subject_repr == f"debate:{debate.id}"
