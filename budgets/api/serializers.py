@@ -69,11 +69,19 @@ class UsageSerializer(serializers.Serializer):
 
 
 class BudgetExceededSerializer(serializers.Serializer):
+    """A 429: `detail` always; the rest when a spending limit (not the request rate) refused."""
+
     detail = serializers.CharField()
-    code = serializers.CharField()
-    limit = serializers.CharField(help_text="e.g. user_daily_cost, token_monthly_tokens.")
-    description = serializers.CharField()
-    unit = serializers.ChoiceField(choices=["USD", "tokens", "calls"])
-    limit_value = serializers.CharField()
-    used = serializers.CharField()
-    resets_at = serializers.DateTimeField(allow_null=True)
+    code = serializers.CharField(required=False, help_text="budget_exceeded")
+    limit = serializers.CharField(
+        required=False, help_text="e.g. user_daily_cost, token_monthly_tokens."
+    )
+    description = serializers.CharField(required=False)
+    unit = serializers.ChoiceField(choices=["USD", "tokens", "calls"], required=False)
+    limit_value = serializers.JSONField(
+        required=False, help_text="A decimal string for USD, an integer for tokens and calls."
+    )
+    used = serializers.JSONField(
+        required=False, help_text="Used and reserved so far, in the limit's unit."
+    )
+    resets_at = serializers.DateTimeField(allow_null=True, required=False)
