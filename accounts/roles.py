@@ -44,6 +44,14 @@ ROLES: dict[str, tuple[str, ...]] = {
         "schedules.delete_debateschedule",
         "schedules.view_schedulerun",
         "audit.view_auditentry",
+        "budgets.view_spendinglimit",
+        "budgets.add_spendinglimit",
+        "budgets.change_spendinglimit",
+        "budgets.delete_spendinglimit",
+        "budgets.view_usage",
+        "budgets.view_counter",
+        "budgets.view_charge",
+        "budgets.change_charge",
     ),
 }
 

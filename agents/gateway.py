@@ -4,7 +4,9 @@ litellm does the talking (its Router for the named model groups of `agents.routi
 fallbacks); this module adds what the service needs around it: which deployment a call goes to,
 JSON-structured output, a per-call timeout, bounded retries with backoff on rate limits, server
 errors, timeouts and empty replies, typed errors, and the accounting of every call (tokens,
-cost, latency).
+cost, latency), and the spending limits of `budgets`: a call made for a spender is reserved
+against every limit before it is made and settled with what it really spent after
+(`budgets.accounting`); a call that does not fit is not made (`BudgetStop`).
 
 A reply is kept twice: as the provider sent it (`raw_content`, before litellm removes a leading
 `<think>` block, and the `reasoning_content` litellm separates out), and as the copy the service
@@ -30,6 +32,8 @@ from typing import Any
 from django.conf import settings
 
 from agents import routing, storable
+from budgets import accounting as budget_accounting
+from budgets.limits import BudgetExceeded, Spender, estimate_tokens
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -55,6 +59,15 @@ class LLMError(Exception):
         self.permanent = permanent
         self.attempts = attempts
         self.summary = summary
+
+
+class BudgetStop(LLMError):
+    """A call refused by a spending limit before it was made (nothing was spent on it).
+    `breach` says which limit, how much is used and when it resets."""
+
+    def __init__(self, exceeded: BudgetExceeded):
+        super().__init__(exceeded.breach.message(), permanent=True, attempts=0)
+        self.breach = exceeded.breach
 
 
 # What a stored error shows everyone; what follows the mark is for staff only.
@@ -176,9 +189,62 @@ def _transient_errors(litellm) -> tuple[type[BaseException], ...]:
     )
 
 
-def _cost(litellm, response, model: str) -> Decimal:
+_MILLION = Decimal(1_000_000)
+
+
+def _price(model: str, deployment: routing.Deployment | None = None) -> tuple[Decimal, Decimal]:
+    """USD per input and per output token: the deployment's litellm prices, then
+    BUDGET_MODEL_PRICES (per million), then litellm's cost map; (0, 0) when none knows."""
+    if is_offline_model(model):
+        return Decimal(0), Decimal(0)
+    params = deployment.params if deployment else {}
+    if "input_cost_per_token" in params or "output_cost_per_token" in params:
+        return (
+            Decimal(str(params.get("input_cost_per_token") or 0)),
+            Decimal(str(params.get("output_cost_per_token") or 0)),
+        )
+    table = settings.BUDGET_MODEL_PRICES.get(model)
+    if isinstance(table, dict):
+        return (
+            Decimal(str(table.get("input", 0))) / _MILLION,
+            Decimal(str(table.get("output", 0))) / _MILLION,
+        )
+    known = _get_litellm().model_cost
+    entry = known.get(model) or known.get(model.split("/", 1)[-1]) or {}
+    return (
+        Decimal(str(entry.get("input_cost_per_token") or 0)),
+        Decimal(str(entry.get("output_cost_per_token") or 0)),
+    )
+
+
+def _priced_here(model: str, deployment: routing.Deployment | None) -> bool:
+    params = deployment.params if deployment else {}
+    return (
+        "input_cost_per_token" in params
+        or "output_cost_per_token" in params
+        or isinstance(settings.BUDGET_MODEL_PRICES.get(model), dict)
+    )
+
+
+def estimate_cost(target: routing.Target, *, tokens_in: int, tokens_out: int) -> Decimal:
+    """The most a call to `target` may cost: its dearest deployment's prices."""
+    candidates = [(d.model, d) for d in target.deployments] or [(target.name, None)]
+    costs = []
+    for model, deployment in candidates:
+        price_in, price_out = _price(model, deployment)
+        costs.append(price_in * tokens_in + price_out * tokens_out)
+    return max(costs)
+
+
+def _cost(litellm, response, model: str, deployment: routing.Deployment | None = None) -> Decimal:
     if is_offline_model(model):
         return Decimal(0)
+    if _priced_here(model, deployment):
+        usage = getattr(response, "usage", None)
+        price_in, price_out = _price(model, deployment)
+        return price_in * int(getattr(usage, "prompt_tokens", 0) or 0) + price_out * int(
+            getattr(usage, "completion_tokens", 0) or 0
+        )
     try:
         return Decimal(str(litellm.completion_cost(completion_response=response) or 0))
     except Exception:  # noqa: BLE001 - a model missing from the cost map costs "unknown" = 0
@@ -234,15 +300,78 @@ def complete(
     max_retries: int | None = None,
     step: str = "",
     role: str = "",
+    spender: Spender | None = None,
+    max_tokens: int | None = None,
 ) -> LLMResponse:
     """Ask for a JSON reply to `messages`: from `model` (a group, a deployment or a litellm
     model string) or, when it is empty, from the group routed to for `step` and `role`.
     Each attempt goes along the target's deployments (the Router's fallbacks); transient
     failures (an empty reply is one) are retried, then raised; an empty reply after the last
-    attempt is returned as it is."""
-    litellm = _get_litellm()
+    attempt is returned as it is.
+
+    With a `spender`, the call is reserved against its limits first (`BudgetStop` when it does
+    not fit: nothing is sent) and settled after; the reply may use at most the spender's
+    `max_tokens` (or `max_tokens`), sent to the model."""
     target = routing.config().target(model, step=step, role=role)
+    max_tokens = max_tokens or (spender.max_tokens if spender else None)
+    reservation = _reserve(spender, target, messages, max_tokens)
+    try:
+        response = _complete(
+            target,
+            messages=messages,
+            temperature=temperature,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_tokens=max_tokens,
+        )
+    except BaseException:  # nothing came back: the call still counts, its estimate is freed
+        _settle(reservation, None)
+        raise
+    _settle(reservation, response)
+    return response
+
+
+def _reserve(spender, target, messages, max_tokens) -> budget_accounting.Reservation | None:
+    """Reserve a call's most likely spending (its prompt, and `max_tokens` of reply) against
+    the spender's limits, or raise `BudgetStop`. None without a spender."""
+    if spender is None:
+        return None
+    prompt = estimate_tokens(sum(len(str(m.get("content") or "")) for m in messages))
+    reply = max_tokens or 0
+    cost = estimate_cost(target, tokens_in=prompt, tokens_out=reply)
+    try:
+        return budget_accounting.reserve(spender, cost=cost, tokens=prompt + reply)
+    except BudgetExceeded as exc:
+        raise BudgetStop(exc) from None
+
+
+def _settle(reservation, response: LLMResponse | None) -> None:
+    if reservation is None:
+        return
+    if response is None:
+        budget_accounting.settle(reservation, model="", tokens_in=0, tokens_out=0, cost=Decimal(0))
+        return
+    budget_accounting.settle(
+        reservation,
+        model=response.model,
+        tokens_in=response.tokens_in,
+        tokens_out=response.tokens_out,
+        cost=response.cost_usd,
+    )
+
+
+def _complete(
+    target: routing.Target,
+    *,
+    messages: list[dict[str, str]],
+    temperature: float,
+    timeout: float | None,
+    max_retries: int | None,
+    max_tokens: int | None,
+) -> LLMResponse:
+    litellm = _get_litellm()
     model = target.name
+    limit = {"max_tokens": max_tokens} if max_tokens else {}
     timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
     max_retries = settings.DEBATE_LLM_MAX_RETRIES if max_retries is None else max_retries
     transient = _transient_errors(litellm)
@@ -262,6 +391,7 @@ def complete(
                 timeout=timeout,
                 response_format={"type": "json_object"},
                 logger_fn=_keep_provider_body(logged),
+                **limit,
             )
         except transient as exc:
             if attempt > max_retries:
@@ -292,7 +422,7 @@ def complete(
         usage = getattr(response, "usage", None)
         tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
-        cost += _cost(litellm, response, answered_model)
+        cost += _cost(litellm, response, answered_model, deployment)
         message = response.choices[0].message
         content = message.content or ""
         if is_empty_reply(content) and attempt <= max_retries:
@@ -352,6 +482,11 @@ def complete_concurrently(
     `LLMError` goes to `on_failed`; the others still finish and are handed over. Returns those
     failures; any other exception is raised once the replies that came with it are handed over
     (calls not started yet are then not made).
+
+    A call with a `spender` is reserved here, in the caller's thread (so on its database
+    connection), before it is handed to a call thread, and settled here when it returns. When a
+    spending limit refuses one (`BudgetStop`), it and the calls not started yet are handed to
+    `on_failed` with that error and not made; the calls in flight finish and are kept.
     """
     errors: list[LLMError] = []
     if not calls:
@@ -361,11 +496,35 @@ def complete_concurrently(
     waiting.reverse()
     limit = max(1, max_workers)
     futures: dict[Any, Any] = {}
+    reservations: dict[Any, budget_accounting.Reservation | None] = {}
+
+    def refuse_rest(key, exc: BudgetStop) -> None:
+        for refused in [key, *(k for k, _ in reversed(waiting))]:
+            on_failed(refused, exc)
+            errors.append(exc)
+        waiting.clear()
 
     def submit_more() -> None:
         while waiting and len(futures) < limit:
             key, kwargs = waiting.pop()
-            futures[pool.submit(complete, **kwargs)] = key
+            kwargs = dict(kwargs)
+            spender = kwargs.pop("spender", None)
+            reservation = None
+            if spender is not None:
+                kwargs["max_tokens"] = kwargs.get("max_tokens") or spender.max_tokens
+                target = routing.config().target(
+                    kwargs.get("model"), step=kwargs.get("step", ""), role=kwargs.get("role", "")
+                )
+                try:
+                    reservation = _reserve(
+                        spender, target, kwargs["messages"], kwargs["max_tokens"]
+                    )
+                except BudgetStop as exc:
+                    refuse_rest(key, exc)
+                    return
+            future = pool.submit(complete, **kwargs)
+            futures[future] = key
+            reservations[future] = reservation
 
     submit_more()
     while futures:
@@ -373,7 +532,9 @@ def complete_concurrently(
         answered, fatal = [], None
         for future in returned:
             key = futures.pop(future)
+            reservation = reservations.pop(future)
             exc = future.exception()
+            _settle(reservation, future.result() if exc is None else None)
             if exc is None:
                 answered.append((key, future.result()))
             elif isinstance(exc, LLMError):
@@ -389,5 +550,8 @@ def complete_concurrently(
             for future in futures:
                 future.cancel()
             wait(list(futures))
+            for future in futures:
+                if not future.cancelled():
+                    _settle(reservations.pop(future), None)
             raise fatal
     return errors

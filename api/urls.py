@@ -14,6 +14,7 @@ v1 = [
     path("", include("agents.api.urls")),
     path("", include("reviews.api.urls")),
     path("", include("contradictions.api.urls")),
+    path("", include("budgets.api.urls")),
     path("health/", HealthView.as_view(), name="health"),
 ]
 

@@ -21,6 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents import gateway
+from budgets import services as budgets
 from contradictions import arbitration, consensus, detection
 from contradictions.authority import Ranking
 from contradictions.inputs import MAX_VALUE, VALUE_CONTEXT, VALUE_PLACES
@@ -62,6 +63,8 @@ class RunWork(runs.Work):
         return run_contradictions.delay(pk)
 
     def readable_error(self, exc: BaseException) -> str:
+        if isinstance(exc, gateway.BudgetStop):
+            return f"Stopped at a spending limit, keeping every arbitration paid for. {exc}"
         if isinstance(exc, gateway.LLMError):
             kind = "permanent" if exc.permanent else "after retries"
             return gateway.failure_text(f"The arbitrator's model failed ({kind}): ", exc)
@@ -70,8 +73,8 @@ class RunWork(runs.Work):
     def is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, gateway.LLMError) and not exc.permanent
 
-    def failed(self, row: ContradictionRun) -> None:
-        review_item_for_failure(run=row)
+    def failed(self, row: ContradictionRun, cause: BaseException | None = None) -> None:
+        review_item_for_failure(run=row, budget=isinstance(cause, gateway.BudgetStop))
 
     def requeued(self, pk, *, user, note: str, before: dict) -> None:
         failure_items_close_for_rerun(run_id=pk, user=user, note=note, data=before)
@@ -173,6 +176,9 @@ class _Runner:
         self.run = run
         self.ranking = Ranking.from_snapshot(run.authority)
         self.heartbeat = runs.Heartbeat(ContradictionRun, run.pk)
+        self.spender = budgets.spender_for(
+            subject=f"contradiction-run:{run.pk}", user_id=run.created_by_id
+        )
 
     def run_thresholds(self) -> detection.Thresholds:
         return detection.Thresholds(self.run.value_threshold, self.run.confidence_gap)
@@ -260,7 +266,12 @@ class _Runner:
         started = time.monotonic()
         errors = gateway.complete_concurrently(
             {
-                row.pk: {"model": self.run.model, "messages": requests[row.pk], "temperature": 0.0}
+                row.pk: {
+                    "model": self.run.model,
+                    "messages": requests[row.pk],
+                    "temperature": 0.0,
+                    "spender": self.spender,
+                }
                 for row in rows
             },
             max_workers=settings.CONTRADICTION_MAX_CONCURRENT_CALLS,
@@ -277,7 +288,8 @@ class _Runner:
             arbitration_ms=int((time.monotonic() - started) * 1000)
         )
         if errors:
-            raise errors[0]
+            stops = [e for e in errors if isinstance(e, gateway.BudgetStop)]
+            raise (stops or errors)[0]
 
     @transaction.atomic
     def _store(

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from agents import routing
+from budgets import services as budgets
 from contradictions import detection
 from contradictions.authority import Ranking
 from contradictions.from_debate import Position, reports_from_positions
@@ -54,16 +55,20 @@ def contradiction_run_create(
     value_threshold: float | None = None,
     confidence_gap: float | None = None,
     enqueue: bool = True,
+    api_token=None,
 ) -> ContradictionRun:
-    """Store a queued run with its reports and claims, and enqueue it (on commit).
+    """Store a queued run with its reports and claims, and enqueue it (on commit). It is
+    charged to `created_by` and `api_token` (their spending limits apply to its arbitrations).
 
-    Raises `ValidationError` (field -> message) and stores nothing on bad input.
+    Raises `ValidationError` (field -> message) and stores nothing on bad input, or when a
+    spending limit has no room for a single call (`budgets.limits.BudgetExceeded`).
     """
     check_reports(reports)
     threshold = _threshold(
         value_threshold, "CONTRADICTION_VALUE_THRESHOLD", 0, 1, "value_threshold"
     )
     gap = _threshold(confidence_gap, "CONTRADICTION_CONFIDENCE_GAP", 0, 1, "confidence_gap")
+    budgets.start_check(user=created_by, token=api_token)
     run = ContradictionRun.objects.create(
         origin=origin,
         created_by=created_by,
@@ -98,6 +103,7 @@ def contradiction_run_create(
         for row, r in zip(stored, reports, strict=True)
         for j, f in enumerate(r.findings, start=1)
     )
+    budgets.charge_open(subject=f"contradiction-run:{run.pk}", user=created_by, token=api_token)
     if enqueue:
         transaction.on_commit(lambda: run_contradictions.delay(str(run.id)))
     return run
@@ -128,6 +134,7 @@ def contradiction_run_from_debate(
     value_threshold: float | None = None,
     confidence_gap: float | None = None,
     enqueue: bool = True,
+    api_token=None,
 ) -> ContradictionRun:
     """A run on a completed debate: the given `reports` attached to it, or, without any, reports
     derived from its agents' final positions (see `contradictions.from_debate`)."""
@@ -159,4 +166,5 @@ def contradiction_run_from_debate(
         value_threshold=value_threshold,
         confidence_gap=confidence_gap,
         enqueue=enqueue,
+        api_token=api_token,
     )

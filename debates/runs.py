@@ -152,8 +152,9 @@ class Work:
         """Whether the failure may pass if the row is run again later (its task retries it)."""
         return False
 
-    def failed(self, row) -> None:
-        """Told inside the transaction that failed `row` (saved as failed, still locked)."""
+    def failed(self, row, cause: BaseException | None = None) -> None:
+        """Told inside the transaction that failed `row` (saved as failed, still locked);
+        `cause`: the exception it stopped on, when one did."""
 
     def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
         """Told inside the transaction that queued a failed row again."""
@@ -268,13 +269,20 @@ def run(work: Work, pk, *, may_retry: bool = False):
                 logger.warning("%s %s stopped on a transient failure: %s", work.noun, pk, error)
                 raise TransientFailure(exc, error) from exc
             logger.exception("%s %s failed", work.noun, pk)
-            fail(work, pk, error=error)
+            fail(work, pk, error=error, cause=exc)
         row.refresh_from_db()
         return row
 
 
 @transaction.atomic
-def fail(work: Work, pk, *, error: str, only_after_attempts: int | None = None) -> bool:
+def fail(
+    work: Work,
+    pk,
+    *,
+    error: str,
+    only_after_attempts: int | None = None,
+    cause: BaseException | None = None,
+) -> bool:
     """Mark an unfinished row failed for good, with the reason, and tell its `Work` in the same
     transaction. Leaves ended rows alone; with `only_after_attempts`, also those started fewer
     times than that. Returns whether it failed the row."""
@@ -288,7 +296,7 @@ def fail(work: Work, pk, *, error: str, only_after_attempts: int | None = None) 
     row.error = error[:5000]
     row.completed_at = timezone.now()
     row.save(update_fields=["status", "error", "completed_at", "updated_at"])
-    work.failed(row)
+    work.failed(row, cause)
     logger.warning("%s %s failed: %s", work.noun, pk, error)
     return True
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from agents import gateway, routing
 from agents.models import Agent
+from budgets import services as budgets
 from debates import defense, onetrip, runs, webhooks
 from debates.baselines import record_baselines
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
@@ -88,8 +89,15 @@ def debate_create(
     created_by=None,
     callback_url: str = "",
     enqueue: bool = True,
+    api_token=None,
+    budget_check: bool = True,
 ) -> Debate:
     """Validate and screen the input, store a queued debate with its participants, enqueue it.
+
+    The debate is charged to `created_by` and the `api_token` it was started with (their
+    spending limits and the installation's apply to its calls); with `budget_check`, a debate
+    that could not make a single call is refused (`budgets.limits.BudgetExceeded`, a
+    `ValidationError` keyed "budget") and nothing is stored.
 
     `protocol` "auto" is resolved here (the debate stores the protocol it chose, and the choice
     and why under `metadata["protocol_choice"]`). `options` are checked against the protocol's
@@ -132,6 +140,8 @@ def debate_create(
         {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
         for f in defense.detect_injection(query)
     ]
+    if budget_check:
+        budgets.start_check(user=created_by, token=api_token)
 
     with transaction.atomic():
         debate = Debate.objects.create(
@@ -160,6 +170,7 @@ def debate_create(
             )
             for i, (agent, spec) in enumerate(zip(chosen, specs, strict=True), start=1)
         )
+        budgets.charge_open(subject=f"debate:{debate.pk}", user=created_by, token=api_token)
         if enqueue:
             from debates.tasks import run_debate
 
@@ -188,6 +199,8 @@ class DebateWork(runs.Work):
         return run_debate.delay(pk)
 
     def readable_error(self, exc: BaseException) -> str:
+        if isinstance(exc, gateway.BudgetStop):
+            return f"Stopped at a spending limit, keeping every reply paid for so far. {exc}"
         if isinstance(exc, gateway.LLMError):
             kind = "permanent" if exc.permanent else "after retries"
             return gateway.failure_text(f"The language model failed ({kind}): ", exc)
@@ -203,8 +216,8 @@ class DebateWork(runs.Work):
     def is_transient(self, exc: BaseException) -> bool:
         return isinstance(exc, gateway.LLMError) and not exc.permanent
 
-    def failed(self, row: Debate) -> None:
-        review_item_for_failure(debate=row)
+    def failed(self, row: Debate, cause: BaseException | None = None) -> None:
+        review_item_for_failure(debate=row, budget=isinstance(cause, gateway.BudgetStop))
         webhooks.notify_debate_event(debate_id=row.pk, event=webhooks.Event.DEBATE_FAILED)
 
     def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
@@ -257,6 +270,9 @@ class _DebateRunner:
         self.call_ids: dict[str, int] = {}
         self.statement_ids: dict[str, int] = {}
         self.heartbeat = runs.Heartbeat(Debate, debate.pk)
+        self.spender = budgets.spender_for(
+            subject=f"debate:{debate.pk}", user_id=debate.created_by_id
+        )
 
     def run(self) -> None:
         steps = self.protocol.run()
@@ -376,7 +392,8 @@ class _DebateRunner:
                 on_failed=store_failure,
             )
             if errors:
-                raise errors[0]
+                stops = [e for e in errors if isinstance(e, gateway.BudgetStop)]
+                raise (stops or errors)[0]
         if step.closes_round:
             if rnd.status != Round.Status.COMPLETED:  # its last reply came in an earlier run
                 self._start(step.round_number, step.round_name, [], completed=True)
@@ -390,6 +407,7 @@ class _DebateRunner:
             "temperature": p.temperature,
             "step": request.step,
             "role": p.role,
+            "spender": self.spender,
         }
 
     def _asked_for(self, request: CallRequest) -> str:

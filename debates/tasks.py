@@ -60,5 +60,9 @@ def deliver_webhook(
 @shared_task(name="debates.recover_stuck_debates")
 def recover_stuck_debates() -> str:
     """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE): sweeps
-    stuck debates and contradiction runs."""
-    return "; ".join(f"{kind}: {report}" for kind, report in recovery.sweep().items())
+    stuck debates and contradiction runs, and gives back the budget reservations of calls whose
+    worker died (older than BUDGET_HOLD_TIMEOUT)."""
+    from budgets.services import release_stale_holds
+
+    swept = "; ".join(f"{kind}: {report}" for kind, report in recovery.sweep().items())
+    return f"{swept}; budget reservations released: {release_stale_holds()}"

@@ -38,6 +38,7 @@ class ReviewItem(models.Model):
         LOW_CONFIDENCE = triage.LOW_CONFIDENCE, triage.REASONS[triage.LOW_CONFIDENCE][0]
         DEBATE_FAILED = triage.DEBATE_FAILED, triage.REASONS[triage.DEBATE_FAILED][0]
         RUN_FAILED = triage.RUN_FAILED, triage.REASONS[triage.RUN_FAILED][0]
+        BUDGET_EXCEEDED = triage.BUDGET_EXCEEDED, triage.REASONS[triage.BUDGET_EXCEEDED][0]
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"

@@ -21,6 +21,9 @@ reason                        raised when
 ``low_confidence``            ``low_confidence_warning``: average confidence below 60
 ``debate_failed``             the debate failed for good (`failure_flag`, not from metadata)
 ``run_failed``                a contradiction run failed for good (`failure_flag`)
+``budget_exceeded``           a debate or contradiction run stopped at a spending limit
+                              (`failure_flag`): what it paid for is kept; re-run it once the
+                              limit resets (or is raised) and it resumes from there
 ============================  ==============================================================
 
 Protocols raise reasons of their own through the metadata key ``review_reasons``; a name the
@@ -41,7 +44,8 @@ debate's highest risk (``max_risk``, 0-100, so 0-10 points)::
 
     safety_veto 80, high_risk_dissent 80, injection_in_reply 75, prompt_injection 70,
     debate_failed 70,
-    run_failed 70, parse_failure 60, flag_for_review 60, split_vote 50, no_consensus 50,
+    run_failed 70, budget_exceeded 70,
+    parse_failure 60, flag_for_review 60, split_vote 50, no_consensus 50,
     uncertain 40, low_confidence 30
 
 so a veto or an outvoted high-risk assessment (80-90) always comes before a split (50-60),
@@ -72,6 +76,7 @@ UNCERTAIN = "uncertain"
 LOW_CONFIDENCE = "low_confidence"
 DEBATE_FAILED = "debate_failed"
 RUN_FAILED = "run_failed"
+BUDGET_EXCEEDED = "budget_exceeded"
 
 # In priority order; the labels are what analysts read.
 REASONS: dict[str, tuple[str, int]] = {
@@ -81,6 +86,7 @@ REASONS: dict[str, tuple[str, int]] = {
     PROMPT_INJECTION: ("Suspected prompt injection", 70),
     DEBATE_FAILED: ("Debate failed", 70),
     RUN_FAILED: ("Contradiction run failed", 70),
+    BUDGET_EXCEEDED: ("Stopped at a spending limit", 70),
     PARSE_FAILURE: ("Unparseable reply (fail-safe REFUSE)", 60),
     FLAG_FOR_REVIEW: ("Flagged for review", 60),
     SPLIT_VOTE: ("Split vote", 50),
@@ -91,7 +97,7 @@ REASONS: dict[str, tuple[str, int]] = {
 
 
 # Raised only by `failure_flag`, for an unfinished subject: never by a completed outcome.
-FAILURE_REASONS = (DEBATE_FAILED, RUN_FAILED)
+FAILURE_REASONS = (DEBATE_FAILED, RUN_FAILED, BUDGET_EXCEEDED)
 
 
 @dataclass(frozen=True)

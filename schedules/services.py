@@ -78,6 +78,7 @@ def schedule_check_debates(
                     agents=agents or None,
                     options=options,
                     enqueue=False,
+                    budget_check=False,  # a schedule is checked against budgets as it fires
                 )
             raise _DryRun
     except _DryRun:

@@ -1,12 +1,13 @@
 """Settings shared by every mode. Everything a deployment changes is read from the environment."""
 
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import environ
 from django.utils.csp import CSP
 
-from .envvars import env_bool
+from .envvars import env_bool, env_limit
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "reviews",
     "schedules",
     "contradictions",
+    "budgets",
 ]
 
 MIDDLEWARE = [
@@ -293,6 +295,34 @@ DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
 # The process's LLM call threads (one long-lived pool, shared by every debate the process runs).
 DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=256)
 
+# --- Spending limits (budgets/) ---------------------------------------------------------------
+# Defaults for every user and API token; staff set other limits per user or token in the admin
+# (Budgets > Spending limits). Empty: no limit. Days and months are counted in TIME_ZONE.
+BUDGET_USER_DAILY_COST_USD = env_limit("BUDGET_USER_DAILY_COST_USD", default="5", kind=Decimal)
+BUDGET_USER_MONTHLY_COST_USD = env_limit("BUDGET_USER_MONTHLY_COST_USD", default="50", kind=Decimal)
+BUDGET_USER_DAILY_TOKENS = env_limit("BUDGET_USER_DAILY_TOKENS", default="2000000")
+BUDGET_USER_MONTHLY_TOKENS = env_limit("BUDGET_USER_MONTHLY_TOKENS", default="20000000")
+BUDGET_TOKEN_DAILY_COST_USD = env_limit("BUDGET_TOKEN_DAILY_COST_USD", kind=Decimal)
+BUDGET_TOKEN_MONTHLY_COST_USD = env_limit("BUDGET_TOKEN_MONTHLY_COST_USD", kind=Decimal)
+BUDGET_TOKEN_DAILY_TOKENS = env_limit("BUDGET_TOKEN_DAILY_TOKENS")
+BUDGET_TOKEN_MONTHLY_TOKENS = env_limit("BUDGET_TOKEN_MONTHLY_TOKENS")
+# The whole installation, every caller together (the admin's "installation" limit overrides).
+BUDGET_GLOBAL_DAILY_COST_USD = env_limit(
+    "BUDGET_GLOBAL_DAILY_COST_USD", default="100", kind=Decimal
+)
+BUDGET_GLOBAL_DAILY_TOKENS = env_limit("BUDGET_GLOBAL_DAILY_TOKENS")
+# One debate or contradiction run: calls made (a call's retries included), the most tokens one
+# reply may use (sent to the model as max_tokens) and its total cost.
+BUDGET_DEBATE_MAX_CALLS = env_limit("BUDGET_DEBATE_MAX_CALLS", default="100")
+BUDGET_DEBATE_MAX_TOKENS_PER_CALL = env_limit("BUDGET_DEBATE_MAX_TOKENS_PER_CALL", default="4096")
+BUDGET_DEBATE_MAX_COST_USD = env_limit("BUDGET_DEBATE_MAX_COST_USD", default="2", kind=Decimal)
+# Prices litellm does not know (or to override it), USD per million tokens, as JSON:
+# {"openai/my-model": {"input": 0.15, "output": 0.60}}. Deployments may also carry litellm's
+# input_cost_per_token / output_cost_per_token in DEBATE_MODEL_GROUPS.
+BUDGET_MODEL_PRICES = env.json("BUDGET_MODEL_PRICES", default={})
+# A reservation whose worker died before settling it is released after this many seconds.
+BUDGET_HOLD_TIMEOUT = env.int("BUDGET_HOLD_TIMEOUT", default=900)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -319,6 +349,7 @@ REVIEW_ENQUEUE_REASONS = env.list(
         "low_confidence",
         "debate_failed",
         "run_failed",
+        "budget_exceeded",
     ],
 )
 

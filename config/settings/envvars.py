@@ -23,3 +23,25 @@ def env_bool(name: str, *, default: bool) -> bool:
         f"{name}={raw!r} is not a boolean. Use one of: "
         f"{', '.join(sorted(TRUE_WORDS))} or {', '.join(sorted(FALSE_WORDS))}."
     )
+
+
+def env_limit(name: str, *, default: str = "", kind: type = int):
+    """`name` as a spending limit: a non-negative number (`kind` int or Decimal), or empty /
+    "none" for no limit (None). Anything else is a start-up error naming the variable."""
+    from decimal import Decimal, InvalidOperation
+
+    raw = os.environ.get(name, default)
+    text = raw.strip().replace("_", "")
+    if text.lower() in ("", "none"):
+        return None
+    try:
+        value = Decimal(text) if kind is Decimal else int(text)
+    except (InvalidOperation, ValueError):
+        value = None
+    if value is None or (kind is Decimal and not value.is_finite()) or value < 0:
+        noun = "an amount in USD such as 2.50" if kind is Decimal else "a whole number"
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a limit. Use {noun} (0 or more), or leave it empty for "
+            "no limit."
+        )
+    return value

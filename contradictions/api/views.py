@@ -18,8 +18,11 @@ from rest_framework.response import Response
 
 from api.pagination import OrderedCursorPagination
 from api.parsers import JSONParser
-from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
+from api.schema import FIELD_ERRORS, NOT_FOUND, UNAUTHENTICATED
 from api.throttling import CreateRateThrottle
+from budgets.api.exceptions import BudgetLimitReached
+from budgets.api.serializers import BudgetExceededSerializer
+from budgets.limits import BudgetExceeded
 from contradictions import selectors, services
 from contradictions.api import serializers as s
 from contradictions.inputs import RunCreateSerializer, to_inputs
@@ -62,7 +65,10 @@ class ContradictionRunCreateThrottle(CreateRateThrottle):
             400: FIELD_ERRORS,
             401: UNAUTHENTICATED,
             429: OpenApiResponse(
-                MESSAGE, description="Too many runs started; retry after `Retry-After` s."
+                BudgetExceededSerializer,
+                description="Too many runs started (a `detail` message), or a spending limit "
+                "is reached (`code` budget_exceeded: the limit, what is used, when it resets); "
+                "retry after `Retry-After` s.",
             ),
         },
     ),
@@ -117,21 +123,29 @@ class ContradictionRunViewSet(
         data = serializer.validated_data
         reports = to_inputs(data["reports"]) if data.get("reports") else None
         thresholds = {k: data[k] for k in ("value_threshold", "confidence_gap") if k in data}
+        thresholds["api_token"] = request.auth if getattr(request.auth, "pk", None) else None
+        try:
+            run = self._create(request, data, reports, thresholds)
+        except BudgetExceeded as exc:
+            raise BudgetLimitReached(exc.breach) from None
+        if isinstance(run, Response):
+            return run
+        body = s.RunAcceptedSerializer(run, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    def _create(self, request, data, reports, thresholds):
         if data.get("debate"):
             if not debates_visible_to(request.user).filter(id=data["debate"]).exists():
                 return Response(
                     {"debate": ["There is no such debate of yours."]},
                     status=status.HTTP_400_BAD_REQUEST,
                 )
-            run = services.contradiction_run_from_debate(
+            return services.contradiction_run_from_debate(
                 debate_id=data["debate"], created_by=request.user, reports=reports, **thresholds
             )
-        else:
-            run = services.contradiction_run_create(
-                reports=reports,
-                created_by=request.user,
-                origin=ContradictionRun.Origin.API,
-                **thresholds,
-            )
-        body = s.RunAcceptedSerializer(run, context={"request": request}).data
-        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        return services.contradiction_run_create(
+            reports=reports,
+            created_by=request.user,
+            origin=ContradictionRun.Origin.API,
+            **thresholds,
+        )

@@ -9,7 +9,7 @@ import logging
 from contradictions.models import ContradictionRun
 from reviews import queueing
 from reviews.models import ReviewItem
-from reviews.triage import FLAG_FOR_REVIEW, REASONS, RUN_FAILED, Flag
+from reviews.triage import BUDGET_EXCEEDED, FLAG_FOR_REVIEW, REASONS, RUN_FAILED, Flag
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +62,12 @@ def review_items_for_contradictions(*, run_id, flagged: list) -> list[ReviewItem
     return created
 
 
-def review_item_for_failure(*, run: ContradictionRun) -> ReviewItem | None:
+def review_item_for_failure(*, run: ContradictionRun, budget: bool = False) -> ReviewItem | None:
     """Open the `run_failed` item of a run that has just been failed for good (its row locked
-    and saved as failed)."""
-    return queueing.failure_item_open("contradiction_run", run, reason=RUN_FAILED)
+    and saved as failed); `budget_exceeded` instead when it stopped at a spending limit."""
+    return queueing.failure_item_open(
+        "contradiction_run", run, reason=BUDGET_EXCEEDED if budget else RUN_FAILED
+    )
 
 
 def failure_items_close_for_rerun(

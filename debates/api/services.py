@@ -31,6 +31,7 @@ def debate_start(
     options: dict[str, Any] | None = None,
     callback_url: str = "",
     idempotency_key: str | None = None,
+    api_token=None,
 ) -> tuple[Debate, bool]:
     """Create and enqueue a debate for `user`. Returns (debate, created).
 
@@ -69,6 +70,7 @@ def debate_start(
         options=options,
         created_by=user,
         callback_url=callback_url,
+        api_token=api_token,
     )
     if idempotency_key:
         IdempotencyKey.objects.create(

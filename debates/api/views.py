@@ -23,6 +23,9 @@ from api.pagination import OrderedCursorPagination
 from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
 from api.throttling import CreateRateThrottle
+from budgets.api.exceptions import BudgetLimitReached
+from budgets.api.serializers import BudgetExceededSerializer
+from budgets.limits import BudgetExceeded
 from debates import selectors
 from debates.api import serializers as s
 from debates.api.services import IdempotencyConflict, debate_start
@@ -95,7 +98,10 @@ def _idempotency_key(request) -> str | None:
             401: UNAUTHENTICATED,
             422: OpenApiResponse(MESSAGE, description="Idempotency-Key reused with another body."),
             429: OpenApiResponse(
-                MESSAGE, description="Too many debates started; retry after `Retry-After` s."
+                BudgetExceededSerializer,
+                description="Too many debates started (a `detail` message), or a spending "
+                "limit is reached (`code` budget_exceeded: the limit, what is used, when it "
+                "resets); retry after `Retry-After` s.",
             ),
         },
     ),
@@ -149,10 +155,15 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         serializer.is_valid(raise_exception=True)
         try:
             debate, created = debate_start(
-                user=request.user, idempotency_key=key, **serializer.validated_data
+                user=request.user,
+                idempotency_key=key,
+                api_token=request.auth if getattr(request.auth, "pk", None) else None,
+                **serializer.validated_data,
             )
         except IdempotencyConflict:
             raise IdempotencyKeyReused from None
+        except BudgetExceeded as exc:
+            raise BudgetLimitReached(exc.breach) from None
         body = s.DebateAcceptedSerializer(debate, context={"request": request}).data
         headers = {"Location": body["url"]}
         if not created:

@@ -13,7 +13,7 @@ from debates.models import Debate, Statement
 from debates.reviewing import triage
 from reviews import queueing
 from reviews.models import ReviewItem
-from reviews.triage import DEBATE_FAILED
+from reviews.triage import BUDGET_EXCEEDED, DEBATE_FAILED
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +63,14 @@ def review_items_for_debate(
     return created
 
 
-def review_item_for_failure(*, debate: Debate) -> ReviewItem | None:
+def review_item_for_failure(*, debate: Debate, budget: bool = False) -> ReviewItem | None:
     """Open the `debate_failed` item of a debate that has just been failed for good (its row
-    locked and saved as failed), with the highest risk its agents stated before it failed."""
+    locked and saved as failed), with the highest risk its agents stated before it failed;
+    `budget_exceeded` instead when it stopped at a spending limit."""
     return queueing.failure_item_open(
         "debate",
         debate,
-        reason=DEBATE_FAILED,
+        reason=BUDGET_EXCEEDED if budget else DEBATE_FAILED,
         max_risk=lambda: Statement.objects.filter(debate=debate).aggregate(m=Max("risk"))["m"],
     )
 

@@ -147,7 +147,8 @@ def _action_schema(name: str, summary: str, description: str, request, *, bad_in
     rerun=_action_schema(
         "rerun",
         "Re-run a failed debate or run (staff)",
-        "For a `debate_failed` or `run_failed` item, open or held by you: queues the debate "
+        "For a `debate_failed`, `run_failed` or `budget_exceeded` item, open or held by you: "
+        "queues the debate "
         "(run) again from what is stored (LLM calls already made are not repeated; its attempt "
         "counters start again) and resolves the item with the verdict `rerun`. Sends the "
         "debate's `review.resolved` webhook. `400` for any other item; `409` when someone "

@@ -217,7 +217,8 @@ def test_the_beat_task_sweeps_debates_and_runs_alike(
         outcome = recover_stuck_debates()  # what beat runs, called in-process
     assert outcome == (
         "debates: 1 re-enqueued, 0 given up, 0 still held by a live runner; "
-        "contradiction_runs: 1 re-enqueued, 0 given up, 0 still held by a live runner"
+        "contradiction_runs: 1 re-enqueued, 0 given up, 0 still held by a live runner; "
+        "budget reservations released: 0"
     )
     assert sorted(m["task"] for m in _messages(redis_client, private_queue)) == [
         "contradictions.run",

@@ -1,0 +1,166 @@
+"""Reserving and settling against the real PostgreSQL: one statement each, all or nothing, and
+safe when many threads and processes spend against one budget at once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from budgets import accounting
+from budgets.limits import DAY, EVER, MONTH, Allowance, BudgetExceeded, Spender
+from budgets.models import Counter, Hold, Usage
+from tests.conftest import ROOT
+
+
+def spender(*allowances, user_id=None) -> Spender:
+    return Spender(allowances=allowances, user_id=user_id)
+
+
+def counter(key: str, period: str = "") -> Counter:
+    rows = Counter.objects.filter(key=key)
+    return rows.get(period=period) if period else rows.get(period__startswith="d")
+
+
+@pytest.mark.django_db
+def test_a_call_is_reserved_then_settled_with_what_it_spent(django_assert_num_queries):
+    who = spender(
+        Allowance(scope="user", key="user:7", period=DAY, cost=Decimal("1"), tokens=1000),
+        Allowance(scope="debate", key="debate:a", period=EVER, calls=5),
+        user_id=7,
+    )
+    with django_assert_num_queries(1):
+        held = accounting.reserve(who, cost=Decimal("0.2"), tokens=300)
+    row = counter("user:7")
+    assert (row.reserved_cost_usd, row.reserved_tokens, row.reserved_calls) == (
+        Decimal("0.2"),
+        300,
+        1,
+    )
+    assert Hold.objects.count() == 1
+    with django_assert_num_queries(1):
+        accounting.settle(held, model="m1", tokens_in=150, tokens_out=50, cost=Decimal("0.05"))
+    row = counter("user:7")
+    assert (row.used_cost_usd, row.used_tokens, row.used_calls) == (Decimal("0.05"), 200, 1)
+    assert (row.reserved_cost_usd, row.reserved_tokens, row.reserved_calls) == (0, 0, 0)
+    assert counter("debate:a", "ever").used_calls == 1
+    assert not Hold.objects.exists()
+    usage = Usage.objects.get()
+    assert (usage.user_id, usage.model, usage.calls, usage.tokens_in, usage.tokens_out) == (
+        7,
+        "m1",
+        1,
+        150,
+        50,
+    )
+
+
+@pytest.mark.django_db
+def test_a_reservation_that_does_not_fit_changes_nothing_and_names_the_limit():
+    who = spender(
+        Allowance(scope="user", key="user:8", period=MONTH, tokens=10_000),
+        Allowance(scope="debate", key="debate:b", period=EVER, calls=2),
+    )
+    for _ in range(2):
+        accounting.reserve(who, cost=Decimal(0), tokens=100)
+    with pytest.raises(BudgetExceeded) as refused:
+        accounting.reserve(who, cost=Decimal(0), tokens=100)
+    breach = refused.value.breach
+    assert (breach.name, breach.used, breach.limit, breach.resets_at) == (
+        "debate_calls",
+        2,
+        2,
+        None,
+    )
+    # All or nothing: the user's counter did not take the refused call's tokens.
+    assert counter("user:8", Counter.objects.get(key="user:8").period).reserved_tokens == 200
+
+
+@pytest.mark.django_db
+def test_a_reservation_left_by_a_dead_worker_is_released_and_its_late_settle_still_counts():
+    who = spender(Allowance(scope="global", key="global", period=DAY, tokens=1000))
+    held = accounting.reserve(who, cost=Decimal(0), tokens=900)
+    with pytest.raises(BudgetExceeded):
+        accounting.reserve(who, cost=Decimal(0), tokens=200)
+    assert accounting.release_stale(older_than_seconds=-1) == 1
+    assert counter("global").reserved_tokens == 0
+    accounting.reserve(who, cost=Decimal(0), tokens=200)  # room again
+    accounting.settle(held, model="m", tokens_in=50, tokens_out=0, cost=Decimal(0))
+    row = counter("global")
+    assert (row.used_tokens, row.reserved_tokens) == (50, 200)  # nothing given back twice
+
+
+def _spend_in_threads(who: Spender, *, threads: int, calls: int, estimate: int, actual: int):
+    made, refused, start = [], [], threading.Barrier(threads)
+
+    def worker():
+        start.wait()
+        try:
+            for _ in range(calls):
+                try:
+                    held = accounting.reserve(who, cost=Decimal(0), tokens=estimate)
+                except BudgetExceeded:
+                    refused.append(1)
+                    continue
+                accounting.settle(held, model="m", tokens_in=actual, tokens_out=0, cost=0)
+                made.append(1)
+        finally:
+            connection.close()
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return len(made), len(refused)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eight_threads_spending_at_once_never_pass_the_budget():
+    who = spender(Allowance(scope="user", key="user:threads", period=DAY, tokens=5_000))
+    made, refused = _spend_in_threads(who, threads=8, calls=20, estimate=100, actual=100)
+    assert made == 50 and refused == 110  # exactly the budget, not one call more
+    row = counter("user:threads")
+    assert (row.used_tokens, row.used_calls, row.reserved_tokens) == (5_000, 50, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_that_spend_more_than_reserved_pass_by_at_most_the_calls_in_flight():
+    who = spender(Allowance(scope="user", key="user:over", period=DAY, tokens=5_000))
+    threads = 8
+    made, _ = _spend_in_threads(who, threads=threads, calls=20, estimate=100, actual=130)
+    row = counter("user:over")
+    assert row.used_tokens == made * 130
+    # Each call was let through with room for its estimate; at most one call per thread was
+    # in flight when the last room was given, so the overshoot is bounded by them.
+    assert row.used_tokens <= 5_000 + threads * 130
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_spending_against_one_budget_stop_at_it_together():
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "SPEND_START_AT": str(time.time() + 8),
+    }
+    command = [sys.executable, "-m", "tests.budgets.spend", "user:procs", "3000", "40", "100"]
+    procs = [
+        subprocess.Popen([*command, "100"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    results = [p.communicate(timeout=120)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    made = [int(r[0]) for r in results]
+    assert sum(made) == 30, results  # 3000 tokens / 100 a call, between both processes
+    assert all(m > 0 for m in made), results  # both spent: they really ran at once
+    row = counter("user:procs")
+    assert (row.used_tokens, row.reserved_tokens) == (3000, 0)
