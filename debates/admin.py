@@ -180,6 +180,7 @@ class DebateAdmin(admin.ModelAdmin):
         "majority_decision",
         "outcome_change",
         "baselines",
+        "quality",
     ]
     inlines = [ParticipantInline, StatementInline, ChallengeInline, VoteInline, LLMCallInline]
 
