@@ -206,6 +206,7 @@ def run_figures(items: Iterable[ItemResult], decisions: Sequence[str]) -> dict[s
             d: {
                 "n": sum(1 for i in succeeded if i.decision == d),
                 "mean_usd": _mean([i.cost_usd for i in succeeded if i.decision == d]),
+                "mean_tokens": _mean([i.tokens for i in succeeded if i.decision == d]),
             }
             for d in decisions
         },
