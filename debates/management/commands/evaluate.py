@@ -101,6 +101,8 @@ class Command(BaseCommand):
         elif not _workers():
             raise CommandError(NO_WORKER)
         try:
+            if resumed is not None:
+                self._resuming(resumed)
             run = resumed or self._run_to_use(opts, text)
         except BaseException:
             if worker is not None:
@@ -176,7 +178,6 @@ class Command(BaseCommand):
                 f"{opts['set_file']} is not the set run {run.id} was started with "
                 f"({run.set_name}); leave out --set to resume it."
             )
-        self._resuming(run)
         return run
 
     def _run_to_use(self, opts, text: str) -> EvaluationRun:
