@@ -76,7 +76,7 @@ def record_baselines(
     decision = decision or debate.decision
     statements = list(
         Statement.objects.filter(debate_id=debate_id)
-        .select_related("participant", "round")
+        .select_related("participant", "round", "call")
         .order_by("round__number", "participant__position")
     )
     votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))

@@ -51,6 +51,8 @@ def _position(s: Statement) -> pure.Position:
         ),
         pro_quality=_floats(details, "pro_quality"),
         con_quality=_floats(details, "con_quality"),
+        cost_usd=float(s.call.cost_usd) if s.call else 0.0,
+        tokens=(s.call.tokens_in + s.call.tokens_out) if s.call else 0,
     )
 
 
@@ -94,7 +96,7 @@ def record_quality(*, debate_id, decision: str | None = None) -> dict[str, Any] 
         return None
     statements = list(
         Statement.objects.filter(debate_id=debate_id)
-        .select_related("participant", "round")
+        .select_related("participant", "round", "call")
         .order_by("round__number", "participant__position")
     )
     if not statements:
@@ -163,6 +165,7 @@ class QualityReport:
     truncated: bool
     quality: dict[str, Any]
     comparison: dict[str, Any]
+    cost: dict[str, Any]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +177,7 @@ class QualityReport:
             "truncated": self.truncated,
             "quality": self.quality,
             "comparison": self.comparison,
+            "cost": self.cost,
         }
 
 
@@ -195,12 +199,30 @@ def comparison_rows(
         qs = qs.filter(protocol=protocol)
     found = list(
         qs.order_by("-completed_at", "id").values_list(
-            "protocol", "decision", "decision_override", "review_status", "baselines", "quality"
+            "protocol",
+            "decision",
+            "decision_override",
+            "review_status",
+            "baselines",
+            "quality",
+            "cost_usd",
+            "tokens_in",
+            "tokens_out",
         )[: limit + 1]
     )
     truncated = len(found) > limit
     rows = []
-    for protocol_name, decision, override, review, baselines, scores in found[:limit]:
+    for (
+        protocol_name,
+        decision,
+        override,
+        review,
+        baselines,
+        scores,
+        cost,
+        tokens_in,
+        tokens_out,
+    ) in found[:limit]:
         verdict = (override or decision) if review == Debate.ReviewStatus.RESOLVED else ""
         single = tuple((a["agent"], a["independent"]) for a in (baselines or {}).get("agents", ()))
         rows.append(
@@ -210,6 +232,8 @@ def comparison_rows(
                 verdict=verdict,
                 single_agent=single,
                 quality=scores or {},
+                cost_usd=float(cost),
+                tokens=tokens_in + tokens_out,
             )
         )
     return rows, truncated
@@ -236,6 +260,7 @@ def quality_report(
         truncated=truncated,
         quality=pure.quality_means(rows),
         comparison=pure.compare_with_single_agent(rows),
+        cost=pure.cost_comparison(rows),
     )
 
 

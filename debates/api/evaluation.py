@@ -163,6 +163,21 @@ class ComparisonSerializer(serializers.Serializer):
     )
 
 
+class CostFigureSerializer(serializers.Serializer):
+    mean_cost_usd = serializers.FloatField(allow_null=True)
+    mean_tokens = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+
+
+class CostComparisonSerializer(serializers.Serializer):
+    debate = CostFigureSerializer(help_text="Per debate (n: debates).")
+    single_agent = CostFigureSerializer(
+        help_text="Per independent answer: one agent asked alone (n: answers)."
+    )
+    cost_ratio = serializers.FloatField(allow_null=True, help_text="Debate / single agent.")
+    token_ratio = serializers.FloatField(allow_null=True, help_text="Debate / single agent.")
+
+
 class QualityReportSerializer(serializers.Serializer):
     since = serializers.DateTimeField(allow_null=True)
     until = serializers.DateTimeField(allow_null=True)
@@ -172,6 +187,7 @@ class QualityReportSerializer(serializers.Serializer):
     truncated = serializers.BooleanField()
     quality = QualityMeansSerializer()
     comparison = ComparisonSerializer()
+    cost = CostComparisonSerializer(help_text="Cost per debate vs a single agent's answer.")
 
 
 class QualityView(APIView):

@@ -95,6 +95,8 @@ class Position:
     evidence: tuple[str, ...] | None = None
     pro_quality: float | None = None
     con_quality: float | None = None
+    cost_usd: float = 0.0
+    tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,8 @@ def evaluate_quality(record: DebateRecord) -> dict[str, float | None]:
 def comparison_inputs(record: DebateRecord) -> dict[str, Any]:
     """What the single-agent comparison needs later of this debate, stored beside the scores:
     the reasoning depth of the debate and of each agent's independent answer (distinct content
-    words), and each agent's independent confidence (0..1)."""
+    words), each agent's independent confidence (0..1), and the cost and tokens of each
+    independent answer: what asking that agent alone would have cost."""
     considered: set[str] = set()
     for s in record.statements:
         considered |= content_words(s.reasoning)
@@ -239,6 +242,8 @@ def comparison_inputs(record: DebateRecord) -> dict[str, Any]:
         "depth_debate": len(considered),
         "depth_single": {s.agent: len(content_words(s.reasoning)) for s in independent},
         "single_confidence": {s.agent: round(_clamp(s.confidence / 100), 4) for s in independent},
+        "single_cost_usd": {s.agent: round(s.cost_usd, 6) for s in independent},
+        "single_tokens": {s.agent: s.tokens for s in independent},
     }
 
 
@@ -260,6 +265,8 @@ class ComparisonRow:
     verdict: str
     single_agent: tuple[tuple[str, str], ...]
     quality: dict[str, Any] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    tokens: int = 0
 
 
 @dataclass
@@ -357,6 +364,38 @@ def compare_with_single_agent(rows: Iterable[ComparisonRow]) -> dict[str, Any]:
             single_agent_brier=brier_s,
             single_agent_n=single_brier.n,
         ),
+    }
+
+
+def cost_comparison(rows: Iterable[ComparisonRow]) -> dict[str, Any]:
+    """Cost and tokens per debate against one agent's independent answer (what asking it alone
+    costs), means with n (single agent: debates whose stored quality has those figures), and
+    the ratios: what the extra calls cost."""
+    debate_cost: list[float] = []
+    debate_tokens: list[float] = []
+    single_cost: list[float] = []
+    single_tokens: list[float] = []
+    for row in rows:
+        debate_cost.append(row.cost_usd)
+        debate_tokens.append(row.tokens)
+        quality = row.quality or {}
+        single_cost.extend(float(v) for v in quality.get("single_cost_usd", {}).values())
+        single_tokens.extend(float(v) for v in quality.get("single_tokens", {}).values())
+    mean_dc, mean_dt = _mean(debate_cost), _mean(debate_tokens)
+    mean_sc, mean_st = _mean(single_cost), _mean(single_tokens)
+    return {
+        "debate": {
+            "mean_cost_usd": None if mean_dc is None else round(mean_dc, 6),
+            "mean_tokens": _round(mean_dt),
+            "n": len(debate_cost),
+        },
+        "single_agent": {
+            "mean_cost_usd": None if mean_sc is None else round(mean_sc, 6),
+            "mean_tokens": _round(mean_st),
+            "n": len(single_tokens),
+        },
+        "cost_ratio": _round(mean_dc / mean_sc) if mean_dc is not None and mean_sc else None,
+        "token_ratio": _round(mean_dt / mean_st) if mean_dt is not None and mean_st else None,
     }
 
 

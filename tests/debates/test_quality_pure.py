@@ -234,3 +234,24 @@ def test_quality_means_count_only_debates_where_a_score_applies():
     assert means["consensus_quality"] == {"value": round(2.5 / 3, 4), "n": 3}
     assert means["evidence_quality"] == {"value": 0.6, "n": 1}
     assert means["consensus_rate"] == {"value": round(2 / 3, 4), "n": 3}
+
+
+def test_cost_comparison_puts_a_debate_against_one_agent_asked_alone():
+    rows = [
+        ComparisonRow(
+            "s4",
+            "ACT",
+            "",
+            (),
+            {"single_cost_usd": {"a": 0.001, "b": 0.003}, "single_tokens": {"a": 100, "b": 300}},
+            cost_usd=0.024,
+            tokens=2400,
+        ),
+        ComparisonRow("s4", "WARN", "", (), {}, cost_usd=0.012, tokens=1200),  # scored before
+    ]
+    out = quality.cost_comparison(rows)
+    assert out["debate"] == {"mean_cost_usd": 0.018, "mean_tokens": 1800, "n": 2}
+    assert out["single_agent"] == {"mean_cost_usd": 0.002, "mean_tokens": 200, "n": 2}
+    assert out["cost_ratio"] == 9 and out["token_ratio"] == 9
+    empty = quality.cost_comparison([])
+    assert empty["cost_ratio"] is None and empty["debate"]["n"] == 0

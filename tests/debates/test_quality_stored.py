@@ -42,6 +42,9 @@ def test_a_finished_debate_stores_its_quality_scores(default_agents, protocol):
     assert scores["depth_debate"] > 0 and set(scores["single_confidence"]) == set(
         debate.baselines["single_agent"]
     )
+    # What each agent's independent answer cost, asked alone (the offline model counts tokens).
+    assert all(t > 0 for t in scores["single_tokens"].values())
+    assert sum(scores["single_tokens"].values()) < debate.tokens_in + debate.tokens_out
     # The same scores come from the pure function over the stored rows.
     assert quality.record_quality(debate_id=debate.id) == scores
 
@@ -104,7 +107,12 @@ def bulk(count: int, *, verdict: str, decision_confidence: float = 0.9) -> None:
                 "depth_debate": 60,
                 "depth_single": {"a": 20, "b": 30},
                 "single_confidence": {"a": 0.7, "b": 0.8},
+                "single_tokens": {"a": 50, "b": 150},
+                "single_cost_usd": {"a": 0.001, "b": 0.001},
             },
+            cost_usd="0.012000",
+            tokens_in=1000,
+            tokens_out=200,
         )
         for i in range(count)
     )
@@ -127,6 +135,8 @@ def test_the_quality_report_takes_one_query_however_many_debates():
     assert comparison["accuracy_improvement"]["single_agent"]["n"] == 410
     assert comparison["reasoning_depth"]["value"] == round(60 / 25, 4)
     assert report.quality["consensus_rate"] == {"value": 1.0, "n": 205}
+    assert report.cost["debate"] == {"mean_cost_usd": 0.012, "mean_tokens": 1200, "n": 205}
+    assert report.cost["single_agent"]["n"] == 410 and report.cost["token_ratio"] == 12
 
 
 @pytest.mark.django_db
