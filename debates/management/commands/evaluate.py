@@ -111,6 +111,7 @@ class Command(BaseCommand):
         started = time.monotonic()
         try:
             self._ask_all(run, opts)
+            elapsed = time.monotonic() - started  # not counting the worker's shutdown
         except KeyboardInterrupt:
             runs.run_mark(
                 run=run, status=EvaluationRun.Status.INTERRUPTED, elapsed=time.monotonic() - started
@@ -129,9 +130,7 @@ class Command(BaseCommand):
         finally:
             if worker is not None:
                 self._stop_worker(worker)
-        runs.run_mark(
-            run=run, status=EvaluationRun.Status.COMPLETED, elapsed=time.monotonic() - started
-        )
+        runs.run_mark(run=run, status=EvaluationRun.Status.COMPLETED, elapsed=elapsed)
         report = runs.run_report(run)
         runs.run_mark(run=run, status=run.status, elapsed=0, report=report["figures"])
         json_path, html_path = write_reports(report, Path(opts["out"]))
