@@ -234,8 +234,9 @@ def test_without_a_worker_it_says_so_stores_nothing_and_can_start_one(default_ag
     assert "--start-worker" in refused.stderr
     assert not EvaluationRun.objects.exists() and not Debate.objects.exists()
 
+    with_bar = [a for a in args if a != "--no-progress"]
     done = subprocess.run(
-        [*args, "--start-worker", "--worker-concurrency", "2"],
+        [*with_bar, "--start-worker", "--worker-concurrency", "2"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -244,6 +245,8 @@ def test_without_a_worker_it_says_so_stores_nothing_and_can_start_one(default_ag
     )
     assert done.returncode == 0, done.stderr
     assert "Starting a Celery worker" in done.stdout
+    # Not on a terminal, the progress bar prints a line each time the count changes.
+    assert "[" + "#" * 30 + "] 2/2 answered, 0 with the worker, 0 failed" in done.stderr
     run = EvaluationRun.objects.get()
     assert run.status == EvaluationRun.Status.COMPLETED
     assert (tmp_path / f"evaluation-{run.id}.json").exists()
