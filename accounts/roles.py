@@ -19,6 +19,8 @@ ROLES: dict[str, tuple[str, ...]] = {
         "reviews.change_reviewitem",
         "reviews.view_reviewevent",
         "debates.view_debate",
+        "debates.view_evaluationrun",
+        "debates.view_evaluationitem",
         "contradictions.view_contradictionrun",
     ),
     AGENT_EDITOR: (
@@ -37,6 +39,8 @@ ROLES: dict[str, tuple[str, ...]] = {
         "agents.change_agent_veto",
         "agents.view_agentversion",
         "debates.view_debate",
+        "debates.view_evaluationrun",
+        "debates.view_evaluationitem",
         "contradictions.view_contradictionrun",
         "schedules.view_debateschedule",
         "schedules.add_debateschedule",

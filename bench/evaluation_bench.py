@@ -72,6 +72,16 @@ def seed(n: int) -> None:
             cost_usd="0.012000",
             started_at=now - dt.timedelta(seconds=6 + i % 5),
             completed_at=now - dt.timedelta(seconds=i),
+            quality={
+                "logical_consistency": 1.0,
+                "argument_diversity": 0.9,
+                "consensus_quality": 1.0 if len(set(final)) == 1 else 0.67,
+                "decision_confidence": 0.8,
+                "overall_quality": 0.9,
+                "depth_debate": 90 + i % 7,
+                "depth_single": {"a": 8, "b": 9, "c": 7},
+                "single_confidence": {"a": 0.8, "b": 0.7, "c": 0.9},
+            },
             baselines={
                 "agents": [
                     {
@@ -131,6 +141,7 @@ def main():
     from django.core.management import call_command
 
     from debates.ground_truth import ground_truth_report
+    from debates.quality import quality_report
     from debates.replay import replay_rules
 
     call_command("migrate", verbosity=0)
@@ -145,6 +156,12 @@ def main():
         f"  debate agreement {overall.debate.rate} (n={overall.debate.n}), majority "
         f"{overall.majority.rate} (n={overall.majority.n}), single agent "
         f"{overall.single_agent.rate} (n={overall.single_agent.n})"
+    )
+    seconds, queries, quality = measure(quality_report, args.runs)
+    accuracy = quality.comparison["accuracy_improvement"]
+    print(
+        f"quality_report over {quality.debates} debates: {queries} queries, "
+        f"{seconds * 1000:.0f} ms; accuracy improvement {accuracy['value']} (n={accuracy['n']})"
     )
     seconds, queries, replay = measure(replay_rules, args.runs)
     print(

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from debates.models import Debate, Statement, Vote
-from debates.protocols import evaluation
+from debates.models import Challenge, Debate, Statement, Vote
+from debates.protocols import evaluation, quality
+from debates.quality import record_for
 
 #: Statement kinds that are an agent's own position (not a moderator's or a synthesis).
 POSITION_KINDS = (
@@ -66,28 +67,33 @@ def compute_for(
 def record_baselines(
     *, debate_id, decision: str | None = None, debate: Debate | None = None
 ) -> evaluation.Baselines | None:
-    """Compute and store the baselines of one debate (3 queries; 2 more when the caller hands
-    over the debate it holds). `decision` defaults to the stored one (the finishing debate
-    passes the decision it is about to store)."""
+    """Compute and store the baselines and the quality scores (`debates.quality`) of one
+    debate (4 queries; 1 more when the caller does not hand over the debate it holds).
+    `decision` defaults to the stored one (the finishing debate passes the decision it is
+    about to store)."""
     if debate is None:
         debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
     decision = decision or debate.decision
-    statements = (
-        Statement.objects.filter(debate_id=debate_id, kind__in=POSITION_KINDS)
-        .select_related("participant", "round")
+    statements = list(
+        Statement.objects.filter(debate_id=debate_id)
+        .select_related("participant", "round", "call")
         .order_by("round__number", "participant__position")
     )
-    votes = Vote.objects.filter(debate_id=debate_id).select_related("participant")
+    votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))
+    challenges = Challenge.objects.filter(debate_id=debate_id).values_list("argument", flat=True)
     result = compute_for(
         protocol=debate.protocol,
         options=debate.options,
         decision=decision,
-        statements=statements,
+        statements=[s for s in statements if s.kind in POSITION_KINDS],
         votes=votes,
     )
     if result is None:
         return None
-    Debate.objects.filter(id=debate_id).update(**stored_fields(result))
+    scores = quality.evaluate(
+        record_for(decision=decision, statements=statements, votes=votes, challenges=challenges)
+    )
+    Debate.objects.filter(id=debate_id).update(**stored_fields(result), quality=scores)
     return result
 
 

@@ -60,6 +60,11 @@ class Debate(DurableRun):
     baselines = models.JSONField(
         default=dict, blank=True, help_text="Single-agent decisions and per-agent dynamics."
     )
+    quality = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Seed 003's quality scores (debates.protocols.quality), 0..1 each.",
+    )
 
     # Defense layer findings, recorded before the debate runs.
     injection_findings = models.JSONField(default=list, blank=True)
@@ -383,3 +388,64 @@ class WebhookDelivery(models.Model):
 
     def __str__(self):
         return f"{self.event} #{self.attempt} -> {self.url}"
+
+
+class EvaluationRun(models.Model):
+    """One run of a labelled question set through the debate service (`manage.py evaluate`):
+    its questions are `EvaluationItem`s, each answered by one debate. A run interrupted is
+    resumed: questions whose debate exists are never asked again."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        INTERRUPTED = "interrupted", "Interrupted"
+        COMPLETED = "completed", "Completed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    set_name = models.CharField(max_length=200, help_text="The question set's file name.")
+    set_sha256 = models.CharField(max_length=64, db_index=True)
+    protocol = models.CharField(max_length=40)
+    model = models.CharField(max_length=200, blank=True, help_text="Empty: as configured.")
+    with_baselines = models.BooleanField(
+        default=False, help_text="Report the majority vote and every single agent too."
+    )
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.RUNNING, db_index=True
+    )
+    wall_seconds = models.FloatField(default=0, help_text="Time spent running, all sessions.")
+    report = models.JSONField(default=dict, blank=True, help_text="The last report's figures.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.set_name} / {self.protocol} ({self.get_status_display()})"
+
+
+class EvaluationItem(models.Model):
+    """One labelled question of a run, and the debate that answered it (null until asked)."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="items")
+    line = models.PositiveIntegerField(help_text="Its line in the set file.")
+    question = models.TextField()
+    expected = models.CharField(max_length=16)
+    category = models.CharField(max_length=60)
+    reason = models.TextField(blank=True)
+    debate = models.OneToOneField(
+        Debate,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="evaluation_item",
+    )
+    asked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["line"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "line"], name="evaluation_item_unique_line"),
+        ]
+
+    def __str__(self):
+        return f"line {self.line}: {self.question[:60]}"

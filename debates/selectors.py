@@ -11,6 +11,7 @@ from debates.baselines import baselines_view
 from debates.live import DebateSoFar, arrange
 from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
 from debates.protocols import presentation_for
+from debates.quality import quality_view
 
 
 def debate_detail_queryset() -> QuerySet[Debate]:
@@ -146,6 +147,7 @@ def debate_export(debate: Debate) -> dict[str, Any]:
             "metadata": debate.metadata,
         },
         "baselines": baselines_view(debate),
+        "quality": quality_view(debate),
         "defense": {
             "injection_findings": debate.injection_findings,
             "complex_query": debate.is_complex_query,

@@ -11,6 +11,7 @@ from debates.models import Debate
 from debates.protocols import presentation_for
 from debates.protocols.presentation import WIDTH
 from debates.protocols.presentation import wrap as _wrap
+from debates.quality import quality_lines
 
 
 def render_text(debate: Debate) -> str:
@@ -56,6 +57,7 @@ def render_text(debate: Debate) -> str:
         if md.get("review_reasons"):
             out.append("  goes to review: " + ", ".join(md["review_reasons"]))
         out.extend("  " + line for line in baseline_lines(debate))
+        out.extend("  " + line for line in quality_lines(debate))
     else:
         out.append(f"STATUS: {debate.status}  {debate.error}")
     duration = debate.duration_seconds
@@ -185,6 +187,7 @@ def render_markdown(debate: Debate) -> str:
         out += [_md(debate.reasoning), ""]
         out += [f"- {fact.label}: {_md(fact.value)}" for fact in so_far.facts]
         out += [f"- {_md(line)}" for line in baseline_lines(debate)]
+        out += [f"- {_md(line)}" for line in quality_lines(debate)]
         out.append("")
     elif debate.status == Debate.Status.FAILED:
         out += ["## The debate failed", "", _md(debate.error), ""]

@@ -1,5 +1,6 @@
 """Does debate help? Staff-only figures over the API: agreement with reviewers' verdicts
-(`debates.ground_truth`) and the replay of the current decision rules (`debates.replay`)."""
+(`debates.ground_truth`), seed 003's quality scores and single-agent comparison
+(`debates.quality`) and the replay of the current decision rules (`debates.replay`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rest_framework.views import APIView
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from debates.ground_truth import MAX_DEBATES, ground_truth_report
 from debates.protocols import PROTOCOLS
+from debates.quality import quality_report
 from debates.replay import replay_rules
 
 
@@ -104,6 +106,103 @@ class GroundTruthView(APIView):
         query.is_valid(raise_exception=True)
         report = ground_truth_report(**query.validated_data)
         return Response(report.as_json())
+
+
+class FigureSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True, help_text="null when n is 0.")
+    n = serializers.IntegerField(help_text="Debates (or labelled debates) it rests on.")
+
+
+class QualityMeansSerializer(serializers.Serializer):
+    logical_consistency = FigureSerializer()
+    evidence_quality = FigureSerializer()
+    argument_diversity = FigureSerializer()
+    consensus_quality = FigureSerializer()
+    decision_confidence = FigureSerializer()
+    overall_quality = FigureSerializer()
+    consensus_rate = FigureSerializer(
+        help_text="Share of debates whose final positions all backed the decision."
+    )
+
+
+class AccuracyImprovementSerializer(FigureSerializer):
+    debate = AgreementSerializer()
+    single_agent = AgreementSerializer(help_text="n counts answers: one per agent per debate.")
+
+
+class ReasoningDepthSerializer(FigureSerializer):
+    debate_mean_words = serializers.FloatField(allow_null=True)
+    single_agent_mean_words = serializers.FloatField(allow_null=True)
+    single_agent_n = serializers.IntegerField()
+
+
+class BiasReductionSerializer(FigureSerializer):
+    debate_bias = serializers.FloatField(allow_null=True)
+    single_agent_bias = serializers.FloatField(allow_null=True)
+    single_agent_n = serializers.IntegerField()
+
+
+class CalibrationSerializer(FigureSerializer):
+    debate_brier = serializers.FloatField(allow_null=True)
+    single_agent_brier = serializers.FloatField(allow_null=True)
+    single_agent_n = serializers.IntegerField()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    accuracy_improvement = AccuracyImprovementSerializer(
+        help_text="Debate's agreement rate with reviewers' verdicts minus the single agents'."
+    )
+    reasoning_depth = ReasoningDepthSerializer(
+        help_text="Distinct content words the debate considered / one agent's answer."
+    )
+    bias_reduction = BiasReductionSerializer(
+        help_text="|single agents' caution bias| - |debate's| (positive bias: too cautious)."
+    )
+    confidence_calibration = CalibrationSerializer(
+        help_text="Single agents' Brier score minus the debate's (positive: debate better)."
+    )
+
+
+class CostFigureSerializer(serializers.Serializer):
+    mean_cost_usd = serializers.FloatField(allow_null=True)
+    mean_tokens = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+
+
+class CostComparisonSerializer(serializers.Serializer):
+    debate = CostFigureSerializer(help_text="Per debate (n: debates).")
+    single_agent = CostFigureSerializer(
+        help_text="Per independent answer: one agent asked alone (n: answers)."
+    )
+    cost_ratio = serializers.FloatField(allow_null=True, help_text="Debate / single agent.")
+    token_ratio = serializers.FloatField(allow_null=True, help_text="Debate / single agent.")
+
+
+class QualityReportSerializer(serializers.Serializer):
+    since = serializers.DateTimeField(allow_null=True)
+    until = serializers.DateTimeField(allow_null=True)
+    protocol = serializers.CharField(allow_null=True)
+    debates = serializers.IntegerField(help_text="Finished debates read.")
+    limit = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    quality = QualityMeansSerializer()
+    comparison = ComparisonSerializer()
+    cost = CostComparisonSerializer(help_text="Cost per debate vs a single agent's answer.")
+
+
+class QualityView(APIView):
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        operation_id="evaluation_quality",
+        summary="Seed 003's quality scores and the comparison with a single agent",
+        parameters=[GroundTruthQuerySerializer],
+        responses={200: QualityReportSerializer, 400: FIELD_ERRORS, **ACCESS},
+    )
+    def get(self, request):
+        query = GroundTruthQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(quality_report(**query.validated_data).as_json())
 
 
 class ReplayRequestSerializer(serializers.Serializer):

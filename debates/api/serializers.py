@@ -27,6 +27,7 @@ from debates.protocols import (
     evaluation,
     resolve_protocol,
 )
+from debates.quality import quality_view
 
 PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
@@ -235,6 +236,21 @@ class BaselinesSerializer(serializers.Serializer):
     agents = AgentDynamicsSerializer(many=True)
 
 
+def _score(help_text: str) -> serializers.FloatField:
+    return serializers.FloatField(allow_null=True, min_value=0, max_value=1, help_text=help_text)
+
+
+class QualitySerializer(serializers.Serializer):
+    """Seed 003's quality scores, 0..1; null where the dimension does not apply."""
+
+    logical_consistency = _score("Moderator's side scores, else readable, self-consistent share.")
+    evidence_quality = _score("Mean evidence quality of arguments with evidence.")
+    argument_diversity = _score("1 - mean word overlap (Jaccard) of the independent answers.")
+    consensus_quality = _score("Confidence-weighted share of final positions backing it.")
+    decision_confidence = _score("Moderator's last confidence, else the backers' mean.")
+    overall_quality = _score("Mean of the dimensions that apply.")
+
+
 class DebateDetailSerializer(DebateSummarySerializer):
     decision_override = BlankAsNullCharField(help_text="A reviewer's verdict, if any.")
     callback_url = BlankAsNullCharField()
@@ -244,6 +260,9 @@ class DebateDetailSerializer(DebateSummarySerializer):
     baselines = serializers.SerializerMethodField(
         help_text="Single-agent and majority-vote baselines, and how each agent moved; null "
         "until the debate finishes."
+    )
+    quality = serializers.SerializerMethodField(
+        help_text="Seed 003's quality scores (0..1 each); null until the debate finishes."
     )
     transcript = serializers.SerializerMethodField(
         help_text="Every round, statement, challenge and vote, in the seed-000 logging shape."
@@ -263,6 +282,7 @@ class DebateDetailSerializer(DebateSummarySerializer):
             "error",
             "duration_seconds",
             "baselines",
+            "quality",
             "transcript",
         ]
         read_only_fields = fields
@@ -270,6 +290,10 @@ class DebateDetailSerializer(DebateSummarySerializer):
     @extend_schema_field(BaselinesSerializer(allow_null=True))
     def get_baselines(self, debate: Debate) -> dict | None:
         return baselines_view(debate)
+
+    @extend_schema_field(QualitySerializer(allow_null=True))
+    def get_quality(self, debate: Debate) -> dict | None:
+        return quality_view(debate)
 
     def get_injection_suspected(self, debate: Debate) -> bool:
         return bool(debate.injection_findings)

@@ -19,6 +19,7 @@ urlpatterns = [
         evaluation.GroundTruthView.as_view(),
         name="evaluation-ground-truth",
     ),
+    path("evaluation/quality/", evaluation.QualityView.as_view(), name="evaluation-quality"),
     path("evaluation/replay/", evaluation.ReplayView.as_view(), name="evaluation-replay"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
 ]

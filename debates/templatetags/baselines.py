@@ -3,6 +3,7 @@
 from django import template
 
 from debates.baselines import baselines_view
+from debates.quality import quality_rows
 
 register = template.Library()
 
@@ -10,6 +11,12 @@ register = template.Library()
 @register.simple_tag
 def debate_baselines(debate):
     return baselines_view(debate)
+
+
+@register.simple_tag
+def debate_quality(debate):
+    """[(label, score or None)] of seed 003's quality scores; empty until recorded."""
+    return quality_rows(debate)
 
 
 @register.filter

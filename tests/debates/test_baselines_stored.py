@@ -63,7 +63,7 @@ def test_backfill_records_debates_finished_without_baselines(default_agents):
     assert again.baselines == expected and again.majority_decision == expected["majority_decision"]
     with CaptureQueriesContext(connection) as ctx:
         baselines.record_baselines(debate_id=debate.id)
-    assert len(ctx.captured_queries) == 4  # the debate, statements, votes, the update
+    assert len(ctx.captured_queries) == 5  # the debate, statements, votes, challenges, update
 
 
 def test_baselines_are_shown_in_the_api_exports_page_and_admin(

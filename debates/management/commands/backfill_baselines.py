@@ -2,12 +2,14 @@
 
 from django.core.management.base import BaseCommand
 
+from debates import quality
 from debates.baselines import backfill
 
 
 class Command(BaseCommand):
     help = (
-        "Compute and store the baselines of every completed debate that has none "
+        "Compute and store the baselines and quality scores of every completed debate that "
+        "has none "
         "(--all: recompute every one)."
     )
 
@@ -19,3 +21,5 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         count = backfill(only_missing=not options["all"])
         self.stdout.write(f"Recorded baselines of {count} debate(s).")
+        scored = quality.backfill(only_missing=not options["all"])
+        self.stdout.write(f"Recorded quality scores of {scored} debate(s).")
