@@ -1,8 +1,11 @@
 """The service with 100,000 stored debates: every documented API list, filter, search and
 ordering, the list and queue pages, the admin changelists and an unchanged live poll.
 
-Prints p50 / p95 (ms) and SQL queries per request for each, through Django's test client (the
-whole middleware stack, a signed-in session), then the query plans of the searches.
+Prints, for each, through Django's test client (the whole middleware stack, a signed-in
+session): wall-clock p50 / p95 (ms), the median CPU time of the Django process per request and
+the median time spent in SQL per request (both ms), and the SQL queries per request; with
+--plans, the query plans of the searches. The machine's load average is printed too: wall
+times on a shared machine grow with it, CPU times much less.
 
 Usage: .venv/bin/python bench/scale_bench.py [--debates 100000] [--runs 40] [--refill]
 It uses its own database (BENCH_DATABASE_URL, default debates_scale_bench) and Redis database
@@ -137,18 +140,26 @@ def measure(client, path, params, runs, expect=200):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times, queries = [], set()
+    times, cpu, sql, queries = [], [], [], set()
     client.get(path, params)  # warm
     for _ in range(runs):
         with CaptureQueriesContext(connection) as ctx:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             response = client.get(path, params)
+            cpu.append((time.process_time() - c0) * 1000)
             times.append((time.perf_counter() - t0) * 1000)
         assert response.status_code == expect, (path, params, response.status_code)
         queries.add(len(ctx.captured_queries))
+        sql.append(sum(float(q["time"]) for q in ctx.captured_queries) * 1000)
     times.sort()
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-    return statistics.median(times), p95, "/".join(map(str, sorted(queries)))
+    return (
+        statistics.median(times),
+        p95,
+        statistics.median(cpu),
+        statistics.median(sql),
+        "/".join(map(str, sorted(queries))),
+    )
 
 
 def main():
@@ -285,11 +296,16 @@ def main():
         ),
     ]
     print(f"\n{Debate.objects.count()} debates; {args.runs} requests each (after one warm-up)")
-    print(f"{'':6} {'request':<42} {'p50 ms':>7} {'p95 ms':>7} {'queries':>7}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)")
+    print(
+        f"{'':6} {'request':<42} {'p50 ms':>7} {'p95 ms':>7} {'CPU ms':>7} {'SQL ms':>7} "
+        f"{'queries':>7}"
+    )
     for kind, label, client, path, params in cases:
         expect = 204 if kind == "poll" else 200
-        p50, p95, queries = measure(client, path, params, args.runs, expect)
-        print(f"{kind:6} {label:<42} {p50:>7.1f} {p95:>7.1f} {queries:>7}")
+        p50, p95, cpu, sql, queries = measure(client, path, params, args.runs, expect)
+        print(f"{kind:6} {label:<42} {p50:>7.1f} {p95:>7.1f} {cpu:>7.1f} {sql:>7.1f} {queries:>7}")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
     if args.plans:
         for search in ("bitcoin", "nosuchword"):
