@@ -76,6 +76,20 @@ class EstimatedCountPaginator(Paginator):
     exact_below = 10_000
     estimated = False
 
+    def validate_number(self, number):
+        """Pages near the estimated end are counted exactly, so that the last rows stay
+        reachable when the estimate is short, and a page past the end is still an error."""
+        if self.estimated:
+            try:
+                wanted = int(number)
+            except (TypeError, ValueError):
+                wanted = 1  # the parent says what is wrong with it
+            if wanted >= self.num_pages - 1:
+                self.__dict__["count"] = self.object_list.count()
+                self.__dict__.pop("num_pages", None)
+                self.estimated = False
+        return super().validate_number(number)
+
     @cached_property
     def count(self) -> int:
         queryset = self.object_list
