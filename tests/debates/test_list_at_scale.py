@@ -198,3 +198,27 @@ def test_the_admin_searches_questions_and_finds_a_debate_by_its_id(admin_client,
     assert "case 1?" in by_id and "case 2?" not in by_id
     by_text = admin_client.get(url, {"q": "case 2"}).content.decode()
     assert "case 2?" in by_text and "case 1?" not in by_text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"page_size": 100},
+        {"ordering": "-cost_usd"},
+        {"ordering": "cost_usd", "decision": "ACT"},
+        {"q": "bitcoin", "status": "completed"},
+        {"machine_decision": "NO_CONSENSUS", "protocol": "round_robin"},
+        {"consensus_type": "split", "review_status": "pending"},
+        {"review_status": "none", "created_after": "2020-01-01"},
+    ],
+)
+def test_every_api_list_query_takes_three_queries(
+    admin_client, stored, params, django_assert_max_num_queries
+):
+    """The session, the user and the page (a cursor page has no count), whatever the filters,
+    the ordering and the page size."""
+    admin_client.get("/api/v1/debates/")
+    with django_assert_max_num_queries(3):
+        response = admin_client.get("/api/v1/debates/", params)
+    assert response.status_code == 200 and response.json()["results"]
