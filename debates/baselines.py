@@ -66,29 +66,35 @@ def compute_for(
 def record_baselines(
     *, debate_id, decision: str | None = None, debate: Debate | None = None
 ) -> evaluation.Baselines | None:
-    """Compute and store the baselines of one debate (3 queries; 2 more when the caller hands
-    over the debate it holds). `decision` defaults to the stored one (the finishing debate
-    passes the decision it is about to store)."""
+    """Compute and store the baselines of one debate (3 queries; 1 fewer when the caller hands
+    over the debate it holds). `decision` defaults to the stored one."""
     if debate is None:
         debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
-    decision = decision or debate.decision
+    result = baselines_for(debate, decision or debate.decision)
+    if result is None:
+        return None
+    Debate.objects.filter(id=debate_id).update(**stored_fields(result))
+    return result
+
+
+def baselines_for(debate: Debate, decision: str) -> evaluation.Baselines | None:
+    """The baselines of `debate` if it decides `decision`, from its stored positions and
+    final votes (2 queries), without storing them: the finishing debate stores them with its
+    decision, in the same statement."""
+    debate_id = debate.pk
     statements = (
         Statement.objects.filter(debate_id=debate_id, kind__in=POSITION_KINDS)
         .select_related("participant", "round")
         .order_by("round__number", "participant__position")
     )
     votes = Vote.objects.filter(debate_id=debate_id).select_related("participant")
-    result = compute_for(
+    return compute_for(
         protocol=debate.protocol,
         options=debate.options,
         decision=decision,
         statements=statements,
         votes=votes,
     )
-    if result is None:
-        return None
-    Debate.objects.filter(id=debate_id).update(**stored_fields(result))
-    return result
 
 
 def stored_fields(result: evaluation.Baselines) -> dict[str, Any]:
