@@ -9,6 +9,9 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    # The indexes are built without locking the table against writes (CREATE INDEX
+    # CONCURRENTLY), which cannot run in a transaction.
+    atomic = False
 
     dependencies = [
         ('debates', '0010_run_heartbeat_and_reply_screening'),
@@ -20,35 +23,35 @@ class Migration(migrations.Migration):
         # `q=` searches with a trigram index on the question (the extension ships with
         # PostgreSQL's contrib modules).
         django.contrib.postgres.operations.TrigramExtension(),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=django.contrib.postgres.indexes.GinIndex(django.contrib.postgres.indexes.OpClass(django.db.models.functions.text.Upper('query'), name='gin_trgm_ops'), name='debate_query_trgm'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['cost_usd'], name='debate_cost'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['created_by', 'created_at'], name='debate_owner_created'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['protocol', 'created_at'], name='debate_protocol_created'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['decision', 'created_at'], name='debate_decision_created'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(django.db.models.functions.comparison.Coalesce(django.db.models.functions.comparison.NullIf(models.F('decision_override'), models.Value('')), models.F('decision')), models.F('created_at'), name='debate_effective_created'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['consensus_type', 'created_at'], name='debate_consensus_created'),
         ),
-        migrations.AddIndex(
+        django.contrib.postgres.operations.AddIndexConcurrently(
             model_name='debate',
             index=models.Index(fields=['review_status', 'created_at'], name='debate_review_created'),
         ),
