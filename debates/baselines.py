@@ -69,11 +69,23 @@ def record_baselines(
 ) -> evaluation.Baselines | None:
     """Compute and store the baselines and the quality scores (`debates.quality`) of one
     debate (4 queries; 1 more when the caller does not hand over the debate it holds).
-    `decision` defaults to the stored one (the finishing debate passes the decision it is
-    about to store)."""
+    `decision` defaults to the stored one."""
     if debate is None:
         debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
-    decision = decision or debate.decision
+    result, fields = finished_fields(debate, decision or debate.decision)
+    if result is None:
+        return None
+    Debate.objects.filter(id=debate_id).update(**fields)
+    return result
+
+
+def finished_fields(
+    debate: Debate, decision: str
+) -> tuple[evaluation.Baselines | None, dict[str, Any]]:
+    """The baselines and quality scores of `debate` if it decides `decision`, from its stored
+    statements, final votes and challenges (3 queries), with the fields that store them, not
+    stored: the finishing debate writes them with its decision, in the same statement."""
+    debate_id = debate.pk
     statements = list(
         Statement.objects.filter(debate_id=debate_id)
         .select_related("participant", "round", "call")
@@ -89,13 +101,11 @@ def record_baselines(
         votes=votes,
     )
     if result is None:
-        return None
+        return None, {}
     scores = quality.evaluate(
         record_for(decision=decision, statements=statements, votes=votes, challenges=challenges)
     )
-    Debate.objects.filter(id=debate_id).update(**stored_fields(result), quality=scores)
-    return result
-
+    return result, {**stored_fields(result), "quality": scores}
 
 def stored_fields(result: evaluation.Baselines) -> dict[str, Any]:
     return {

@@ -16,6 +16,7 @@ This module is pure Python and does not import Django.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -352,6 +353,13 @@ def detect_injection(text: str) -> list[InjectionFinding]:
     """
     if not isinstance(text, str) or not text:
         return []
+    return list(_findings(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _findings(text: str) -> tuple[InjectionFinding, ...]:
+    """`detect_injection`, remembered per text: a reply is screened when it is stored and
+    again each time a later prompt quotes it (S4 quotes each reply several times)."""
     findings: list[InjectionFinding] = []
     fired: set[str] = set()
     for name, kind, regex in _RULES:
@@ -381,7 +389,7 @@ def detect_injection(text: str) -> list[InjectionFinding]:
                 findings.append(InjectionFinding("obfuscated", _excerpt(match.group(0)), name))
                 fired.add(name)
                 break
-    return findings
+    return tuple(findings)
 
 
 def screen_reply(text: str) -> list[dict[str, str]]:
@@ -466,8 +474,14 @@ def _normalised_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
+@functools.lru_cache(maxsize=4096)
 def neutralise_query_tags(text: str) -> str:
-    normalised, origin = _normalised_with_map(text)
+    """`text` with every user_query tag replaced (remembered per text: a reply is quoted into
+    several later prompts)."""
+    if text.isascii():  # NFKC, format characters and homoglyphs leave ASCII as it is
+        normalised, origin = text, range(len(text))
+    else:
+        normalised, origin = _normalised_with_map(text)
     pieces: list[str] = []
     last = 0
     for match in _QUERY_TAG_RE.finditer(normalised):

@@ -187,26 +187,43 @@ def _usage(debate: Debate, calls: list[LLMCall]) -> Usage:
     )
 
 
-def _version(debate: Debate, rounds, statements, challenges, votes, calls) -> str:
-    """Changes whenever anything the page shows changes (stored rows never change otherwise)."""
+VERSION_FIELDS = (
+    "status",
+    "decision",
+    "decision_override",
+    "review_status",
+    "error",
+    "completed_at",
+    "tokens_in",
+    "tokens_out",
+)
+
+
+def version_of(
+    fields: tuple, rounds: list[str], statements, challenges, votes, calls: list[str]
+) -> str:
+    """Changes whenever anything the page shows changes (stored rows never change otherwise).
+
+    `fields`: the debate's VERSION_FIELDS; `rounds`: "number:status" by number; `statements`,
+    `challenges`, `votes`: their ids; `calls`: "id:status". The live poll computes the same
+    from one query (`selectors.debate_live_version`), so an unchanged poll loads nothing else.
+    """
     state = repr(
-        (
-            debate.status,
-            debate.decision,
-            debate.decision_override,
-            debate.review_status,
-            debate.error,
-            debate.completed_at,
-            debate.tokens_in,
-            debate.tokens_out,
-            [(r.number, r.status) for r in rounds],
-            [s.pk for s in statements],
-            [c.pk for c in challenges],
-            [v.pk for v in votes],
-            [(c.pk, c.status) for c in calls],
-        )
+        (tuple(fields), list(rounds), sorted(statements), sorted(challenges), sorted(votes))
+        + (sorted(calls, key=lambda c: int(c.split(":", 1)[0])),)
     )
     return hashlib.blake2b(state.encode(), digest_size=8).hexdigest()
+
+
+def _version(debate: Debate, rounds, statements, challenges, votes, calls) -> str:
+    return version_of(
+        tuple(getattr(debate, name) for name in VERSION_FIELDS),
+        [f"{r.number}:{r.status}" for r in sorted(rounds, key=lambda r: r.number)],
+        [s.pk for s in statements],
+        [c.pk for c in challenges],
+        [v.pk for v in votes],
+        [f"{c.pk}:{c.status}" for c in calls],
+    )
 
 
 def arrange(debate: Debate) -> DebateSoFar:

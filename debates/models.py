@@ -1,13 +1,21 @@
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Coalesce, NullIf, Upper
 
 from agents.models import GatewayCall
 from debates.protocols.presentation import round_title
 from debates.runs import DurableRun
 from reviews.models import ReviewStatus
+
+
+def effective_decision_expression() -> Coalesce:
+    """SQL for `Debate.effective_decision` (a reviewer's override, else the rules' decision): the
+    list filters on it, and an index is built on the same expression."""
+    return Coalesce(NullIf(F("decision_override"), models.Value("")), F("decision"))
 
 
 class Debate(DurableRun):
@@ -93,6 +101,18 @@ class Debate(DurableRun):
         indexes = [
             models.Index(fields=["status", "created_at"]),
             DurableRun.unfinished_index("debate_unfinished_by_update"),
+            # The list's documented filters and orderings (`selectors.debate_list`), so that a
+            # page of 100,000 debates reads an index range, never the table.
+            GinIndex(OpClass(Upper("query"), name="gin_trgm_ops"), name="debate_query_trgm"),
+            models.Index(fields=["cost_usd"], name="debate_cost"),
+            models.Index(fields=["created_by", "created_at"], name="debate_owner_created"),
+            models.Index(fields=["protocol", "created_at"], name="debate_protocol_created"),
+            models.Index(fields=["decision", "created_at"], name="debate_decision_created"),
+            models.Index(
+                effective_decision_expression(), "created_at", name="debate_effective_created"
+            ),
+            models.Index(fields=["consensus_type", "created_at"], name="debate_consensus_created"),
+            models.Index(fields=["review_status", "created_at"], name="debate_review_created"),
         ]
         constraints = [
             models.CheckConstraint(

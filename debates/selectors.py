@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Value
+from django.db.models.functions import Cast, Concat
 
 from agents.gateway import OFFLINE_NOTICE, is_offline_model
 from debates.baselines import baselines_view
-from debates.live import DebateSoFar, arrange
-from debates.models import Challenge, Debate, LLMCall, Participant, Statement, Vote
+from debates.live import VERSION_FIELDS, DebateSoFar, arrange, version_of
+from debates.models import (
+    Challenge,
+    Debate,
+    LLMCall,
+    Participant,
+    Round,
+    Statement,
+    Vote,
+    effective_decision_expression,
+)
 from debates.protocols import presentation_for
 from debates.quality import quality_view
 
@@ -61,6 +72,42 @@ def debate_so_far(*, debate_id, user) -> DebateSoFar:
     return arrange(debate_get_visible(debate_id=debate_id, user=user))
 
 
+def debate_live_version(*, debate_id, user) -> str:
+    """The live page's version of a debate (`live.version_of`), from one query: the debate's
+    row and the ids and statuses of what it stored. Raises `Debate.DoesNotExist` like
+    `debate_get_visible`."""
+
+    def ids(model):
+        return ArraySubquery(
+            model.objects.filter(debate=OuterRef("pk")).order_by("id").values_list("id")
+        )
+
+    row = (
+        debates_visible_to(user, Debate.objects.all())
+        .annotate(
+            v_rounds=ArraySubquery(
+                Round.objects.filter(debate=OuterRef("pk"))
+                .order_by("number")
+                .values_list(Concat(Cast("number", CharField()), Value(":"), "status"))
+            ),
+            v_statements=ids(Statement),
+            v_challenges=ids(Challenge),
+            v_votes=ids(Vote),
+            v_calls=ArraySubquery(
+                LLMCall.objects.filter(debate=OuterRef("pk"))
+                .order_by("id")
+                .values_list(Concat(Cast("id", CharField()), Value(":"), "status"))
+            ),
+        )
+        .values_list(
+            *VERSION_FIELDS, "v_rounds", "v_statements", "v_challenges", "v_votes", "v_calls"
+        )
+        .get(id=debate_id)
+    )
+    n = len(VERSION_FIELDS)
+    return version_of(row[:n], *row[n:])
+
+
 def debate_list(
     *,
     user,
@@ -79,8 +126,8 @@ def debate_list(
     qs = debates_visible_to(user).select_related("created_by")
     if status:
         qs = qs.filter(status=status)
-    if decision:
-        qs = qs.filter(Q(decision_override=decision) | Q(decision_override="", decision=decision))
+    if decision:  # the expression the index `debate_effective_created` is built on
+        qs = qs.alias(effective=effective_decision_expression()).filter(effective=decision)
     if machine_decision:
         qs = qs.filter(decision=machine_decision)
     if protocol:

@@ -16,7 +16,7 @@ from agents import gateway, routing
 from agents.models import Agent
 from budgets import services as budgets
 from debates import defense, onetrip, runs, webhooks
-from debates.baselines import record_baselines
+from debates.baselines import finished_fields
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import (
     OptionError,
@@ -577,9 +577,12 @@ class _DebateRunner:
                     {"call": key, "kinds": sorted({f["kind"] for f in found})}
                     for key, found in sorted(self.flagged.items())
                 ]
+            # What no debate would have decided, and the quality scores, stored with the decision.
+            _, evaluated = finished_fields(debate, outcome.decision.decision)
             finished = Debate.objects.filter(
                 Q(id=debate.id), Q(status=Debate.Status.RUNNING)
             ).update(
+                **evaluated,
                 status=Debate.Status.COMPLETED,
                 decision=outcome.decision.decision,
                 reasoning=outcome.decision.reasoning,
@@ -593,7 +596,6 @@ class _DebateRunner:
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
-            record_baselines(debate_id=debate.id, decision=outcome.decision.decision, debate=debate)
             # Outcomes that need a human are queued in the same transaction as the decision.
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             review_items_for_debate(debate=debate, completed=debate)

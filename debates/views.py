@@ -7,12 +7,12 @@ the state lives in PostgreSQL only.
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import ratelimit
+from api.pagination import EstimatedCountPaginator
 from debates import selectors, services
 from debates.forms import DebateFilterForm, DebateStartForm, protocol_name
 from debates.models import Debate
@@ -43,7 +43,7 @@ def debate_list(request):
     debates = selectors.debate_list(user=request.user, **form.filters()).defer(
         "metadata", "reasoning", "injection_findings", "options"
     )
-    page = Paginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = EstimatedCountPaginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
     for debate in page.object_list:
         debate.protocol_name = protocol_name(debate.protocol)
     return render(
@@ -92,10 +92,17 @@ def debate_detail(request, debate_id):
 @login_required
 @require_GET
 def debate_live(request, debate_id):
-    """The part of the debate page that changes; 204 when the caller's `since` is current."""
+    """The part of the debate page that changes; 204 when the caller's `since` is current,
+    answered from one query (the version), before anything else is loaded."""
+    since = request.GET.get("since")
+    if since:
+        try:
+            version = selectors.debate_live_version(debate_id=debate_id, user=request.user)
+        except Debate.DoesNotExist:
+            raise Http404("No such debate.") from None
+        if since == version:
+            return HttpResponse(status=204)
     so_far = _so_far(request, debate_id)
-    if request.GET.get("since") == so_far.version:
-        return HttpResponse(status=204)
     response = render(request, "debates/_live.html", {"so_far": so_far})
     response["Cache-Control"] = "no-store"
     return response

@@ -5,6 +5,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
 
+from api.pagination import EstimatedCountPaginator
 from reviews import services, subjects
 from reviews.exports import export_review_items_csv
 from reviews.forms import NoteForm
@@ -60,6 +61,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
+    paginator = EstimatedCountPaginator  # the unfiltered total is PostgreSQL's estimate
     actions = ["claim", "resolve_uphold", "rerun", "dismiss", export_review_items_csv]
     inlines = [ReviewEventInline]
     fieldsets = (

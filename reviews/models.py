@@ -162,6 +162,8 @@ class ReviewItem(models.Model):
                 name="reviewitem_active_queue",
             ),
             models.Index(fields=["status", "-priority", "created_at"], name="reviewitem_status"),
+            # The queue in the same order over every status (`status=all`).
+            models.Index(fields=["-priority", "created_at", "id"], name="reviewitem_queue_order"),
             models.Index(fields=["assignee", "status"], name="reviewitem_assignee_status"),
             models.Index(fields=["reason", "status"], name="reviewitem_reason_status"),
         ]

@@ -8,12 +8,12 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from api.pagination import EstimatedCountPaginator
 from reviews import selectors, services
 from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
@@ -54,7 +54,9 @@ def queue(request):
     page = None
     if form.is_valid():
         items = selectors.queue_items(user=request.user, **form.filters())
-        page = Paginator(items, form.cleaned_data["per_page"]).get_page(params.get("page"))
+        page = EstimatedCountPaginator(items, form.cleaned_data["per_page"]).get_page(
+            params.get("page")
+        )
     view = {"me": "mine", "none": "unassigned"}.get(params.get("assignee", ""), "")
     return render(
         request,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -146,6 +148,9 @@ class DebateAcceptedSerializer(serializers.ModelSerializer):
         return debate_url(self.context["request"], debate)
 
 
+URL_PLACEHOLDER_ID = uuid.UUID(int=0)
+
+
 def debate_url(request, debate: Debate) -> str:
     return request.build_absolute_uri(reverse("api:debate-detail", args=[debate.id]))
 
@@ -154,6 +159,28 @@ def debate_url(request, debate: Debate) -> str:
 
 
 class DebateSummarySerializer(serializers.ModelSerializer):
+    """One debate of the list. `LOADS`: the columns it reads (the list loads only these)."""
+
+    LOADS = (
+        "id",
+        "query",
+        "protocol",
+        "status",
+        "decision",
+        "decision_override",
+        "review_status",
+        "consensus_type",
+        "majority_decision",
+        "outcome_change",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "created_by",
+        "created_by__username",
+        "created_at",
+        "started_at",
+        "completed_at",
+    )
     url = serializers.SerializerMethodField()
     question = serializers.CharField(source="query", read_only=True)
     decision = BlankAsNullCharField(
@@ -198,7 +225,12 @@ class DebateSummarySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_url(self, debate: Debate) -> str:
-        return debate_url(self.context["request"], debate)
+        """The detail URL, reversed once per list (a page of 100 reversed 100 URLs)."""
+        template = self.context.get("debate_url_template")
+        if template is None:
+            template = debate_url(self.context["request"], Debate(id=URL_PLACEHOLDER_ID))
+            self.context["debate_url_template"] = template
+        return template.replace(str(URL_PLACEHOLDER_ID), str(debate.id))
 
 
 class AgentDynamicsSerializer(serializers.Serializer):

@@ -131,7 +131,9 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         params.is_valid(raise_exception=True)
         self.ordering = (params.validated_data["ordering"],)
         self.page_size = params.validated_data["page_size"]
-        debates = selectors.debate_list(user=request.user, **params.filters())
+        debates = selectors.debate_list(user=request.user, **params.filters()).only(
+            *s.DebateSummarySerializer.LOADS
+        )
         page = self.paginate_queryset(debates)
         data = s.DebateSummarySerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)

@@ -128,6 +128,21 @@ def test_the_version_changes_when_a_message_is_stored_and_only_then(default_agen
     assert selectors.debate_so_far(debate_id=debate.id, user=owner).version != queued
 
 
+def test_the_one_query_version_is_the_arranged_pages_version(default_agents, owner):
+    """The live poll's version (one query) equals the version the page shows, queued, in the
+    middle of a round and finished, so an unchanged page is answered 204 and a change never."""
+    queued = services.debate_create(query="Is tea better?", created_by=owner, enqueue=False)
+    running = interrupted_in_round_two("Is Bitcoin a good investment?", owner)
+    done = finished_debate("Is coffee better?", owner)
+    for debate in (queued, running, done):
+        page = selectors.debate_so_far(debate_id=debate.id, user=owner).version
+        assert selectors.debate_live_version(debate_id=debate.id, user=owner) == page
+    versions = {
+        selectors.debate_live_version(debate_id=d.id, user=owner) for d in (queued, running, done)
+    }
+    assert len(versions) == 3
+
+
 def test_users_see_their_own_debates_and_staff_see_everyones(
     default_agents, owner, django_user_model
 ):

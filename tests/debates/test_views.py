@@ -220,6 +220,24 @@ def test_the_partial_answers_no_content_until_something_changes(
     assert 'data-finished="true"' in changed.content.decode()
 
 
+def test_an_unchanged_poll_reads_one_row_of_debate_data(
+    owner_client, owner, default_agents, django_assert_num_queries
+):
+    """Session, user, the owner's permissions (2), then the version query, and nothing else;
+    someone else's debate is a 404 from the same query."""
+    debate = interrupted_in_round_two("Is Bitcoin a good investment?", owner)
+    url = reverse("debates:live", args=[debate.id])
+    version = re.search(r'data-version="(\w+)"', owner_client.get(url).content.decode()).group(1)
+
+    with django_assert_num_queries(5):
+        assert owner_client.get(url, {"since": version}).status_code == 204
+    other = services.debate_create(query="Someone else's?", enqueue=False)
+    assert (
+        owner_client.get(reverse("debates:live", args=[other.id]), {"since": version}).status_code
+        == 404
+    )
+
+
 def test_model_text_is_escaped_in_the_partial(owner_client, owner, default_agents):
     llm = CountingLLM(replies={"Your name in this debate: Utility Agent": SCRIPT_REPLY})
     debate = finished_debate("Is <i>tea</i> better than coffee?", owner, llm)
