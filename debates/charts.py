@@ -36,6 +36,8 @@ class Series:
     decisions: list[str] = field(default_factory=list)
     kind: str = ""
     reference: bool = False
+    hidden: bool = False  # in the table and the CSV only
+    percent: bool | None = None  # None: as the chart says
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +67,7 @@ class ChartSpec:
     description: str = ""
     decimals: int = 2
     row_heading: str = ""
+    by_label: bool = False
 
     @property
     def json_id(self) -> str:
@@ -76,7 +79,7 @@ class ChartSpec:
             "title": self.title,
             "kind": self.kind,
             "labels": self.labels,
-            "series": [s.as_json() for s in self.series],
+            "series": [s.as_json() for s in self.series if not s.hidden],
             "y_title": self.y_title,
             "y_max": self.y_max,
             "percent": self.percent,
@@ -89,7 +92,8 @@ class ChartSpec:
         decision = series.decisions[index] if index < len(series.decisions) else ""
         if value is None:
             return decision or "–"
-        shown = f"{value:.0%}" if self.percent else _number(value, self.decimals)
+        percent = self.percent if series.percent is None else series.percent
+        shown = f"{value:.0%}" if percent else _number(value, self.decimals)
         return f"{decision} {shown}" if decision else shown
 
     @property
@@ -105,8 +109,42 @@ class ChartSpec:
 
     @property
     def rows(self) -> list[tuple[str, list[str]]]:
-        """The table: one row per series, a cell per label."""
+        """The table: one row per series, a cell per label (`by_label`: one row per label, a
+        cell per series)."""
+        if self.by_label:
+            return [
+                (label, [self.cell(s, i) for s in self.series])
+                for i, label in enumerate(self.labels)
+            ]
         return [(s.label, [self.cell(s, i) for i in range(len(self.labels))]) for s in self.series]
+
+    @property
+    def columns(self) -> list[str]:
+        return [s.label for s in self.series] if self.by_label else list(self.labels)
+
+    def csv_rows(self) -> list[list]:
+        """The table with raw numbers (decisions, where a point has one, in a column of their
+        own after each series)."""
+        header = [self.row_heading or ("" if self.by_label else "series")]
+        with_decisions = [bool(any(s.decisions)) for s in self.series]
+        if self.by_label:
+            for s, decided in zip(self.series, with_decisions, strict=True):
+                header += [s.label, f"{s.label} (decision)"] if decided else [s.label]
+            out = [header]
+            for i, label in enumerate(self.labels):
+                row = [label]
+                for s, decided in zip(self.series, with_decisions, strict=True):
+                    row.append(_raw(s.values, i))
+                    if decided:
+                        row.append(s.decisions[i] if i < len(s.decisions) else "")
+                out.append(row)
+            return out
+        out = [header + list(self.labels)]
+        for s in self.series:
+            out.append([s.label] + [_raw(s.values, i) for i in range(len(self.labels))])
+            if any(s.decisions):
+                out.append([f"{s.label} (decision)"] + list(s.decisions))
+        return out
 
 
 #: Colour groups of the page's decision colours (`templates/base.html`), and the shape each is
@@ -122,6 +160,11 @@ SHAPES = {"act": "●", "warn": "▲", "refuse": "◆", "veto": "✕", "": "●"
 
 def decision_group(decision: str) -> str:
     return next((g for g, members in GROUPS.items() if decision in members), "")
+
+
+def _raw(values: list, index: int):
+    value = values[index] if index < len(values) else None
+    return "" if value is None else value
 
 
 def _number(value: float, decimals: int) -> str:
