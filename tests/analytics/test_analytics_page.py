@@ -11,6 +11,7 @@ from html import unescape
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from debates import services
 from debates.models import Debate
@@ -212,3 +213,19 @@ def test_the_page_reads_10000_debates_in_a_bounded_number_of_queries(
     assert response.status_code == 200
     by_schedule = series_of(chart_data(response, "decisions-by-schedule"))
     assert sum(sum(v) for v in by_schedule.values()) == 2_000  # every fifth; none failed
+
+
+def test_a_schedules_admin_pages_link_to_its_history_on_the_analytics_page(
+    client, staff, schedule, stored
+):
+    client.force_login(staff)
+    today = timezone.localdate().isoformat()
+    history = f"/analytics/?schedule={schedule.pk}&amp;since={today}&amp;until={today}"
+    change = client.get(reverse("admin:schedules_debateschedule_change", args=[schedule.pk]))
+    assert history in change.content.decode()
+    listing = client.get(reverse("admin:schedules_debateschedule_changelist"))
+    assert history in listing.content.decode()
+    response = client.get(unescape(history))
+    assert response.status_code == 200
+    assert "schedule “Morning checks”" in unescape(text_of(response))
+    assert series_of(chart_data(response, "decisions-over-time"))["WARN"] == [1]
