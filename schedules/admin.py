@@ -14,7 +14,6 @@ from schedules import selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
 from schedules.timing import describe
 
-
 #: How far back a schedule's history link reaches (the analytics page's longest range).
 HISTORY_DAYS = 3 * 366
 
