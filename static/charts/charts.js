@@ -34,23 +34,32 @@
     return GROUP[decision] || "";
   }
 
-  function pattern(colour, kind) {
-    if (kind === "act" || !kind) return colour;
+  // A bar's fill by its decision group: solid (go), stripes (caution), cross-hatch (stop);
+  // a second decision of the same group (SUPPORT beside ACT) gets dots, a third rings.
+  function pattern(colour, kind, variant = 0) {
+    if ((kind === "act" || !kind) && !variant) return colour;
     const tile = document.createElement("canvas");
     tile.width = tile.height = 8;
     const ctx = tile.getContext("2d");
     ctx.fillStyle = colour;
-    ctx.globalAlpha = 0.35;
+    ctx.globalAlpha = variant ? 0.25 : 0.35;
     ctx.fillRect(0, 0, 8, 8);
     ctx.globalAlpha = 1;
     ctx.strokeStyle = colour;
     ctx.lineWidth = 2;
     ctx.beginPath();
-    ctx.moveTo(0, 8);
-    ctx.lineTo(8, 0);
-    if (kind === "refuse" || kind === "veto") {
-      ctx.moveTo(0, 0);
-      ctx.lineTo(8, 8);
+    if (variant === 1) {
+      ctx.arc(4, 4, 2, 0, 2 * Math.PI);
+      ctx.fill();
+    } else if (variant >= 2) {
+      ctx.arc(4, 4, 2.5, 0, 2 * Math.PI);
+    } else {
+      ctx.moveTo(0, 8);
+      ctx.lineTo(8, 0);
+      if (kind === "refuse" || kind === "veto") {
+        ctx.moveTo(0, 0);
+        ctx.lineTo(8, 8);
+      }
     }
     ctx.stroke();
     return ctx.createPattern(tile, "repeat");
@@ -62,7 +71,7 @@
     return String(Math.round(value * 10000) / 10000);
   }
 
-  function dataset(spec, series, index, paletteIndex) {
+  function dataset(spec, series, index, paletteIndex, variant) {
     const kind = series.kind || spec.kind;
     const decisions = series.decisions || [];
     if (series.reference) {
@@ -77,7 +86,7 @@
     if (kind === "bar") {
       const fills = decisions.length
         ? decisions.map((d) => pattern(COLOUR[group(d)] || colour, group(d)))
-        : pattern(colour, own);
+        : pattern(colour, own, variant);
       const borders = decisions.length ? decisions.map((d) => COLOUR[group(d)] || colour) : colour;
       return {
         type: "bar", label: series.label, data: series.values, backgroundColor: fills,
@@ -145,8 +154,11 @@
 
   function config(spec) {
     let palette = 0;
+    const perGroup = {};
     const datasets = spec.series.map((s, i) => {
-      const ds = dataset(spec, s, i, palette);
+      const own = group(s.label);
+      const variant = own ? (perGroup[own] = (perGroup[own] ?? -1) + 1) : 0;
+      const ds = dataset(spec, s, i, palette, variant);
       if (!s.reference && !group(s.label)) palette += 1;
       return ds;
     });
