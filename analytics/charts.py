@@ -27,6 +27,16 @@ def _rate(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def _once(memo: dict | None, read, filters: Filters):
+    """`read(filters)`, once per page: charts that share a read (cost and tokens per day) share
+    its result through the page's `memo`."""
+    if memo is None:
+        return read(filters)
+    if read.__name__ not in memo:
+        memo[read.__name__] = read(filters)
+    return memo[read.__name__]
+
+
 def _labels(filters: Filters) -> list[str]:
     prefix = "week of " if filters.by_week else ""
     return [f"{prefix}{day.isoformat()}" for day in filters.buckets()]
@@ -54,7 +64,7 @@ def _stacked_by_decision(
     )
 
 
-def decisions_over_time(filters: Filters) -> ChartSpec:
+def decisions_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
     counts = selectors.decisions_over_time(filters)
     days = filters.buckets()
     spec = _stacked_by_decision(
@@ -70,7 +80,7 @@ def decisions_over_time(filters: Filters) -> ChartSpec:
     return spec
 
 
-def decisions_by_protocol(filters: Filters) -> ChartSpec:
+def decisions_by_protocol(filters: Filters, memo: dict | None = None) -> ChartSpec:
     counts = selectors.decisions_by_protocol(filters)
     protocols = sorted({p for p, _ in counts})
     spec = _stacked_by_decision(
@@ -88,7 +98,7 @@ def decisions_by_protocol(filters: Filters) -> ChartSpec:
     return spec
 
 
-def decisions_by_schedule(filters: Filters) -> ChartSpec:
+def decisions_by_schedule(filters: Filters, memo: dict | None = None) -> ChartSpec:
     counts = selectors.decisions_by_schedule(filters)
     names = sorted({s for s, _ in counts}, key=lambda s: (s == selectors.NO_SCHEDULE, s))
     spec = _stacked_by_decision(
@@ -101,7 +111,7 @@ def decisions_by_schedule(filters: Filters) -> ChartSpec:
     return spec
 
 
-def agreement_distribution(filters: Filters) -> ChartSpec:
+def agreement_distribution(filters: Filters, memo: dict | None = None) -> ChartSpec:
     counts = selectors.agreement_distribution(filters)
     protocols = sorted({p for _, p in counts})
     bands = range(selectors.AGREEMENT_BANDS)
@@ -125,7 +135,7 @@ def agreement_distribution(filters: Filters) -> ChartSpec:
     return spec
 
 
-def review_rates(filters: Filters) -> ChartSpec:
+def review_rates(filters: Filters, memo: dict | None = None) -> ChartSpec:
     found = selectors.review_rates(filters)
     days = filters.buckets()
     empty = {"completed": 0, "sent": 0, "resolved": 0, "overridden": 0}
@@ -165,7 +175,7 @@ def _pct(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "n/a"
 
 
-def agreement_with_reviewers(filters: Filters) -> ChartSpec:
+def agreement_with_reviewers(filters: Filters, memo: dict | None = None) -> ChartSpec:
     report = selectors.agreement_with_reviewers(filters)
     groups = [report.figures.overall, *report.figures.by_protocol]
     labels = ["all" if g.key == "all" else g.key for g in groups]
@@ -201,7 +211,7 @@ def agreement_with_reviewers(filters: Filters) -> ChartSpec:
     return spec
 
 
-def position_changes(filters: Filters) -> ChartSpec:
+def position_changes(filters: Filters, memo: dict | None = None) -> ChartSpec:
     found = selectors.position_changes(filters)
     agents = sorted(found, key=lambda a: (-found[a]["changed"], a))
     return ChartSpec(
@@ -226,8 +236,8 @@ def position_changes(filters: Filters) -> ChartSpec:
     )
 
 
-def cost_over_time(filters: Filters) -> ChartSpec:
-    found = selectors.usage_over_time(filters)
+def cost_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
+    found = _once(memo, selectors.usage_over_time, filters)
     days = filters.buckets()
     empty = {"cost": 0.0, "tokens_in": 0, "tokens_out": 0}
     rows = [found.get(d, empty) for d in days]
@@ -253,8 +263,8 @@ def cost_over_time(filters: Filters) -> ChartSpec:
     return spec
 
 
-def tokens_over_time(filters: Filters) -> ChartSpec:
-    found = selectors.usage_over_time(filters)
+def tokens_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
+    found = _once(memo, selectors.usage_over_time, filters)
     days = filters.buckets()
     rows = [found.get(d, {"tokens_in": 0, "tokens_out": 0}) for d in days]
     return ChartSpec(
@@ -277,7 +287,7 @@ def tokens_over_time(filters: Filters) -> ChartSpec:
     )
 
 
-def usage_by_model(filters: Filters) -> ChartSpec:
+def usage_by_model(filters: Filters, memo: dict | None = None) -> ChartSpec:
     found = selectors.usage_by_model(filters)
     models = list(found)
     return ChartSpec(
@@ -307,7 +317,7 @@ def usage_by_model(filters: Filters) -> ChartSpec:
     )
 
 
-def failures(filters: Filters) -> ChartSpec:
+def failures(filters: Filters, memo: dict | None = None) -> ChartSpec:
     debates = selectors.failures_over_time(filters)
     calls = selectors.call_retries_over_time(filters)
     days = filters.buckets()
@@ -347,7 +357,7 @@ def failures(filters: Filters) -> ChartSpec:
 @dataclass(frozen=True)
 class Chart:
     id: str
-    build: Callable[[Filters], ChartSpec]
+    build: Callable[..., ChartSpec]  # (filters, memo=None)
 
 
 CHARTS = [

@@ -35,8 +35,9 @@ def analytics(request):
         form.is_valid()
     filters = form.filters()
     query = request.GET.urlencode()
+    memo: dict = {}
     charts = [
-        (chart.build(filters), reverse("analytics:csv", args=[chart.id]) + f"?{query}")
+        (chart.build(filters, memo), reverse("analytics:csv", args=[chart.id]) + f"?{query}")
         for chart in CHARTS
     ]
     models = next((c.labels for c, _ in charts if c.id == "cost-by-model"), [])
