@@ -112,7 +112,8 @@ def main():
         )
     p50, p95, queries = measure(client, "/analytics/cost-by-model.csv", {}, args.runs)
     print(
-        f"/analytics/cost-by-model.csv: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, {queries} queries"
+        f"/analytics/cost-by-model.csv: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+        f"{queries} queries"
     )
 
 
