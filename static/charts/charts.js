@@ -100,7 +100,10 @@
       pointRadius: decisions.length ? 6 : 3, pointHoverRadius: 8,
       pointStyle: decisions.length ? decisions.map((d) => SHAPE[group(d)] || "circle") : "circle",
       pointBackgroundColor: decisions.length ? decisions.map((d) => COLOUR[group(d)] || colour) : colour,
-      pointBorderColor: "#fff", pointBorderWidth: 1, spanGaps: true, fill: false, tension: 0,
+      // A VETO's cross is all outline: draw outlines in the decision's colour, thick enough.
+      pointBorderColor: decisions.length ? decisions.map((d) => COLOUR[group(d)] || colour) : colour,
+      pointBorderWidth: decisions.length ? decisions.map((d) => (group(d) === "veto" ? 3 : 1)) : 1,
+      spanGaps: true, fill: false, tension: 0,
     };
   }
 
