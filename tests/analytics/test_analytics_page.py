@@ -229,3 +229,16 @@ def test_a_schedules_admin_pages_link_to_its_history_on_the_analytics_page(
     assert response.status_code == 200
     assert "schedule “Morning checks”" in unescape(text_of(response))
     assert series_of(chart_data(response, "decisions-over-time"))["WARN"] == [1]
+
+
+def test_a_verdict_given_after_a_view_is_counted_at_the_next_view(staff_client, staff):
+    """The ground-truth figures are cached, but under a fingerprint of what they read."""
+    debate = run("Is Bitcoin a good investment?", staff)
+    before = series_of(chart_data(staff_client.get(URL), "ground-truth"))
+    assert before["debate"][0] is None  # nothing labelled yet
+    for item in ReviewItem.objects.filter(debate=debate):
+        review_services.review_resolve(
+            item_id=item.pk, user=staff, verdict="uphold", note="Fine as it is."
+        )
+    after = series_of(chart_data(staff_client.get(URL), "ground-truth"))
+    assert after["debate"][0] == 1.0
