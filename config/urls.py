@@ -12,6 +12,7 @@ urlpatterns = [
     path("debates/", include("debates.urls")),
     path("reviews/", include("reviews.urls")),
     path("contradictions/", include("contradictions.urls")),
+    path("analytics/", include("analytics.urls")),
     path("api/", include("api.urls")),
     path("metrics", metrics, name="metrics"),
 ]

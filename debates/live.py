@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from agents import routing
+from debates.charts import debate_charts
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.protocols import PROTOCOLS, presentation_for
 from debates.protocols.presentation import Detail, Fact, Presentation, joined, number
@@ -122,6 +123,7 @@ class DebateSoFar:
     facts: list[Fact] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     vote_label: str = "Final position"
+    charts: list = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -267,7 +269,7 @@ def arrange(debate: Debate) -> DebateSoFar:
             column.failed_calls.append(call)
 
     tally = _tally(debate, votes)
-    return DebateSoFar(
+    so_far = DebateSoFar(
         debate=debate,
         participants=participants,
         rounds=views,
@@ -284,3 +286,5 @@ def arrange(debate: Debate) -> DebateSoFar:
         ),
         vote_label=presentation.vote_label,
     )
+    so_far.charts = debate_charts(so_far)
+    return so_far

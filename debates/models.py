@@ -217,6 +217,11 @@ class LLMCall(GatewayCall):
     class Meta:
         ordering = ["round_number", "id"]
         verbose_name = "LLM call"
+        indexes = [
+            # The analytics page's model filter and per-model figures: which debates a model
+            # answered in, read from the index alone.
+            models.Index(fields=["debate", "model"], name="llmcall_debate_model"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["debate", "key"], name="llmcall_unique_key"),
         ]

@@ -1,3 +1,6 @@
+from datetime import timedelta
+from urllib.parse import urlencode
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -10,6 +13,9 @@ from debates.protocols import PROTOCOLS
 from schedules import selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
 from schedules.timing import describe
+
+#: How far back a schedule's history link reaches (the analytics page's longest range).
+HISTORY_DAYS = 3 * 366
 
 
 def _in_zone(moment, schedule) -> str:
@@ -77,7 +83,16 @@ class DebateScheduleForm(forms.ModelForm):
 @admin.register(DebateSchedule)
 class DebateScheduleAdmin(admin.ModelAdmin):
     form = DebateScheduleForm
-    list_display = ("name", "enabled", "when", "next_run", "last_run", "last_outcome", "owner")
+    list_display = (
+        "name",
+        "enabled",
+        "when",
+        "next_run",
+        "last_run",
+        "last_outcome",
+        "owner",
+        "history",
+    )
     list_filter = ("enabled", "kind", "protocol")
     search_fields = ("name", "questions")
     actions = ["run_now", "pause", "resume"]
@@ -85,6 +100,7 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         "next_run",
         "last_run",
         "last_outcome",
+        "history",
         "recent_runs",
         "created_at",
         "updated_at",
@@ -113,6 +129,7 @@ class DebateScheduleAdmin(admin.ModelAdmin):
                     "next_run",
                     "last_run",
                     "last_outcome",
+                    "history",
                     "recent_runs",
                     "created_at",
                     "updated_at",
@@ -165,6 +182,23 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         if upcoming:
             return _in_zone(upcoming, obj)
         return "paused" if not obj.enabled else "not scheduled"
+
+    @admin.display(description="History")
+    def history(self, obj):
+        """The analytics page filtered by this schedule, from the day it was created (at most
+        the analytics page's longest range)."""
+        if obj.pk is None:
+            return "-"
+        today = timezone.localdate()
+        since = max(timezone.localdate(obj.created_at), today - timedelta(days=HISTORY_DAYS - 1))
+        url = (
+            reverse("analytics:page")
+            + "?"
+            + urlencode(
+                {"schedule": obj.pk, "since": since.isoformat(), "until": today.isoformat()}
+            )
+        )
+        return format_html('<a href="{}">Decisions, cost and failures</a>', url)
 
     @admin.display(description="Recent runs")
     def recent_runs(self, obj):

@@ -64,6 +64,7 @@ def test_the_main_pages_raise_no_csp_violation_in_chromium(
         reverse("debates:start"),
         reverse("debates:detail", args=[finished.id]),
         reverse("debates:detail", args=[waiting.id]),
+        reverse("analytics:page"),
         reverse("contradictions:list"),
         reverse("contradictions:start"),
         reverse("contradictions:detail", args=[run.id]),
@@ -98,6 +99,12 @@ def test_the_main_pages_raise_no_csp_violation_in_chromium(
     page.click("button[data-print]")
     assert page.evaluate("window.__printed") is True
     assert Debate.objects.get(pk=waiting.id).status == Debate.Status.QUEUED
+    # The charts are drawn (Chart.js and the page's chart script run under the policy).
+    page.goto(f"{base}{reverse('debates:detail', args=[finished.id])}")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn >= 2")
+    page.goto(f"{base}{reverse('analytics:page')}")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn >= 11")
+    seen["charts drawn"] = page.evaluate("window.__csp")
 
     violations = {url: found for url, found in seen.items() if found}
     assert violations == {}, json.dumps(violations, indent=1)

@@ -79,6 +79,7 @@ def test_every_main_page_fits_phone_and_laptop_widths(
         reverse("debates:start"),
         reverse("debates:detail", args=[finished.id]),
         reverse("debates:detail", args=[waiting.id]),
+        reverse("analytics:page"),
         reverse("contradictions:list"),
         reverse("contradictions:start"),
         reverse("contradictions:detail", args=[run.id]),
