@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
@@ -12,6 +13,21 @@ from reviews.models import ReviewEvent, ReviewItem
 
 def _subject_related() -> list[str]:
     return [name for kind in subjects.all_subjects() for name in kind.queue_related]
+
+
+class ReasonFilter(admin.SimpleListFilter):
+    """Items raised for a reason, whether it leads the item or is one of its other reasons."""
+
+    title = "reason"
+    parameter_name = "reason__exact"
+
+    def lookups(self, request, model_admin):
+        return ReviewItem.Reason.choices
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(Q(reason=self.value()) | Q(reasons__contains=[self.value()]))
+        return queryset
 
 
 class ReviewEventInline(admin.TabularInline):
@@ -38,7 +54,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     list_display = (
         "id",
-        "reason",
+        "reasons_column",
         "priority",
         "status",
         "question",
@@ -47,10 +63,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
         "assignee",
         "created_at",
     )
-    list_display_links = ("id", "reason")
+    list_display_links = ("id", "reasons_column")
     list_filter = (
         "status",
-        "reason",
+        ReasonFilter,
         "verdict",
         ("assignee", admin.RelatedOnlyFieldListFilter),
         "created_at",
@@ -67,7 +83,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             {
                 "fields": (
                     "debate_link",
-                    "reason",
+                    "reasons_column",
                     "summary",
                     "priority",
                     "status",
@@ -83,7 +99,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     )
     readonly_fields = (
         "debate_link",
-        "reason",
+        "reasons_column",
         "summary",
         "priority",
         "status",
@@ -117,6 +133,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def has_review_permission(self, request):
         return request.user.is_staff and request.user.has_perm("reviews.change_reviewitem")
+
+    @admin.display(description="Reasons", ordering="reason")
+    def reasons_column(self, obj):
+        return obj.reasons_display
 
     @admin.display(description="Question", ordering="debate__query")
     def question(self, obj):

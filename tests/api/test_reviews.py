@@ -185,7 +185,14 @@ def test_an_item_reads_with_its_history_debate_summary_and_siblings(
     assert debate["votes"] == {"ACT": 1, "WARN": 1, "REFUSE": 1}
     assert debate["allowed_decisions"] == ["ACT", "REFUSE"]
     assert debate["reasoning"]
-    assert [o["reason"] for o in body["other_items"]] == ["low_confidence"]
+    # one item for both of the debate's reasons, most urgent first
+    assert [(r["reason"], r["label"]) for r in body["reasons"]] == [
+        ("split_vote", "Split vote"),
+        ("low_confidence", "Low confidence"),
+    ]
+    assert body["reasons"][0]["summary"].startswith("Split vote: 1 ACT, 1 WARN, 1 REFUSE")
+    assert body["reasons"][1]["summary"].startswith("Average confidence")
+    assert body["other_items"] == []
     full = staff_api.get(debate["url"])
     assert full.status_code == 200 and full.json()["id"] == str(split_item.debate_id)
 
