@@ -45,6 +45,31 @@ class ModelErrorField(BlankAsNullCharField):
 # --- starting a debate --------------------------------------------------------------------------
 
 
+DEPRECATED_QUESTION_ALIAS = "query"
+
+
+def _question_from_alias(data):
+    """`{"query": ...}` read as `{"question": ...}`; both at once is a 400 naming the one to
+    keep."""
+    if not hasattr(data, "get") or DEPRECATED_QUESTION_ALIAS not in data:
+        return data
+    if "question" in data:
+        raise serializers.ValidationError(
+            {
+                DEPRECATED_QUESTION_ALIAS: [
+                    "Send the question once, as `question`: `query` is its deprecated old name."
+                ]
+            }
+        )
+    data = data.copy()
+    if hasattr(data, "setlist"):  # a form-encoded body (QueryDict)
+        data.setlist("question", data.getlist(DEPRECATED_QUESTION_ALIAS))
+        del data[DEPRECATED_QUESTION_ALIAS]
+    else:
+        data["question"] = data.pop(DEPRECATED_QUESTION_ALIAS)
+    return data
+
+
 class DebateCreateSerializer(serializers.Serializer):
     question = StrictCharField(
         max_length=MAX_QUERY_LENGTH,
@@ -90,7 +115,9 @@ class DebateCreateSerializer(serializers.Serializer):
 
     def to_internal_value(self, data):
         """Every field's errors at once: a bad option is named even when the question is
-        missing too (DRF would stop before `validate`)."""
+        missing too (DRF would stop before `validate`). `query` is accepted as the deprecated
+        old name of `question` (clients written against it keep working)."""
+        data = _question_from_alias(data)
         try:
             attrs = super().to_internal_value(data)
         except serializers.ValidationError as exc:
