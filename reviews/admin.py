@@ -1,13 +1,13 @@
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
 
 from reviews import services, subjects
-from reviews.forms import NoteForm
+from reviews.forms import NoteForm, OverrideForm
 from reviews.models import ReviewEvent, ReviewItem
 
 
@@ -75,7 +75,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     ordering = ("-priority", "created_at", "id")
     list_per_page = 50
     show_full_result_count = False
-    actions = ["claim", "resolve_uphold", "rerun", "dismiss"]
+    actions = ["claim", "resolve_uphold", "resolve_override", "rerun", "dismiss"]
     inlines = [ReviewEventInline]
     fieldsets = (
         (
@@ -199,6 +199,58 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "title": "Uphold the machine's decision",
                 "opts": self.model._meta,
                 "items": queryset.select_related("debate", "assignee"),
+                "form": form,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    @admin.action(
+        description="Resolve: override the decision (with a note)", permissions=["review"]
+    )
+    def resolve_override(self, request, queryset):
+        """Set the decision of each selected item's debate, with a note. Overriding a safety
+        veto to ACT takes the permission reviews.override_safety_veto (role Operator); items it
+        cannot apply to (someone else holds them, the decision is the machine's already, the
+        protocol has no such decision) are left as they are and reported."""
+        items = list(queryset.select_related(*_subject_related(), "assignee"))
+        decisions = sorted({d for item in items for d in item.subject.decisions(item)})
+        form = OverrideForm(
+            request.POST if "apply" in request.POST else None,
+            decisions=decisions,
+            may_override_veto=request.user.has_perm("reviews.override_safety_veto"),
+        )
+        if form.is_bound and form.is_valid():
+            done, failed = 0, []
+            for item in items:
+                try:
+                    services.review_resolve(
+                        item_id=item.pk,
+                        user=request.user,
+                        verdict=ReviewItem.Verdict.OVERRIDE,
+                        decision=form.cleaned_data["decision"],
+                        note=form.cleaned_data["note"],
+                    )
+                    done += 1
+                except (services.ReviewConflict, ValidationError, PermissionDenied) as exc:
+                    message = getattr(exc, "message", None)
+                    if isinstance(exc, ValidationError):
+                        message = "; ".join(exc.messages)
+                    failed.append(f"#{item.pk}: {message or exc}")
+            self._report(
+                request,
+                f"Set the decision {form.cleaned_data['decision']} on {done} item(s).",
+                done,
+                failed,
+            )
+            return None
+        return TemplateResponse(
+            request,
+            "admin/reviews/reviewitem/resolve_override.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Override the decision",
+                "opts": self.model._meta,
+                "items": items,
                 "form": form,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             },
