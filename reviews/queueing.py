@@ -59,6 +59,21 @@ def _flag_of(item: ReviewItem) -> triage.Flag:
     )
 
 
+def _reasons_join(key: str, grouped: dict[Any, list[triage.Flag]]) -> None:
+    """Add new reasons to the subjects' active outcome items (priority: the highest)."""
+    for item in (
+        ReviewItem.objects.select_for_update()
+        .filter(**{f"{key}__in": list(grouped)}, status__in=ReviewItem.ACTIVE)
+        .exclude(reason__in=triage.FAILURE_REASONS)
+    ):
+        flag = triage.joined([_flag_of(item), *grouped[getattr(item, key)]])
+        if list(flag.all_reasons) != list(item.reasons or [item.reason]):
+            item.reason, item.reasons = flag.reason, list(flag.all_reasons)
+            item.priority, item.summary, item.details = flag.priority, flag.summary, flag.details
+            item.save(update_fields=["reason", "reasons", "priority", "summary", "details"])
+            logger.info("review item #%s now also covers %s", item.pk, ", ".join(item.reasons))
+
+
 def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[ReviewItem]:
     """Open one item per subject id for all its flags (`triage.joined`: one item listing every
     reason, not one item per reason), with a `created` event each. A subject that already has
@@ -72,25 +87,6 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
     grouped: dict[Any, list[triage.Flag]] = {}
     for subject_id, flag in flags:
         grouped.setdefault(subject_id, []).append(flag)
-    existing = {
-        getattr(item, key): item
-        for item in ReviewItem.objects.select_for_update()
-        .filter(**{f"{key}__in": list(grouped)}, status__in=ReviewItem.ACTIVE)
-        .exclude(reason__in=triage.FAILURE_REASONS)
-    }
-    for subject_id, item in existing.items():
-        flag = triage.joined([_flag_of(item), *grouped.pop(subject_id)])
-        if list(flag.all_reasons) != list(item.reasons or [item.reason]):
-            item.reason, item.reasons, item.priority = (
-                flag.reason,
-                list(flag.all_reasons),
-                flag.priority,
-            )
-            item.summary, item.details = flag.summary, flag.details
-            item.save(update_fields=["reason", "reasons", "priority", "summary", "details"])
-            logger.info("review item #%s now also covers %s", item.pk, ", ".join(item.reasons))
-    if not grouped:
-        return []
     joined = {subject_id: triage.joined(group) for subject_id, group in grouped.items()}
     ReviewItem.objects.bulk_create(
         [
@@ -112,6 +108,10 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
         .exclude(reason__in=triage.FAILURE_REASONS)
         .exclude(events__isnull=False)
     )
+    # A subject whose outcome item was open already: the new reasons join it.
+    already = set(joined) - {getattr(item, key) for item in created}
+    if already:
+        _reasons_join(key, {subject_id: grouped[subject_id] for subject_id in already})
     ReviewEvent.objects.bulk_create(
         ReviewEvent(
             item=item,

@@ -40,7 +40,6 @@ PRODUCTION = {
     "DJANGO_SETTINGS_MODULE": "config.settings.production",
     "DJANGO_SECRET_KEY": STRONG_KEY,
     "DJANGO_ALLOWED_HOSTS": "example.org",
-    "DEBATE_SITE_URL": "https://example.org",
     # Production refuses the scripted offline model as the default (agents.E002).
     "DEBATE_DEFAULT_MODEL": "openai/gpt-4o-mini",
 }

@@ -35,7 +35,8 @@ def env_site_url(name: str, *, default: str | None) -> str:
     if raw is None or not raw.strip():
         if default is None:
             raise ImproperlyConfigured(
-                f"{name} is not set. Set it to the site's public base URL, e.g. "
+                f"{name} is not set (and the first of DJANGO_ALLOWED_HOSTS is not one host "
+                "name to make it from). Set it to the site's public base URL, e.g. "
                 "https://debates.example.org: webhook events link to it."
             )
         raw = default

@@ -380,3 +380,12 @@ def test_claiming_and_overriding_are_recorded_in_the_staff_audit_trail(staff_api
     ]
     assert entries[1].changes["status"] == {"from": "claimed", "to": "resolved"}
     assert entries[1].note == "Investment advice."
+
+
+def test_one_item_per_debate_is_found_by_any_of_its_reasons(staff_api, split_item):
+    for reason in ("split_vote", "low_confidence"):
+        body = staff_api.get(URL, {"reason": reason}).json()
+        assert [i["id"] for i in body["results"]] == [split_item.pk]
+        [listed] = body["results"]
+        assert [r["reason"] for r in listed["reasons"]] == ["split_vote", "low_confidence"]
+    assert staff_api.get(URL, {"reason": "safety_veto"}).json()["results"] == []

@@ -92,17 +92,26 @@ def test_the_site_url_setting_is_strict(value, ok):
         assert "is not a site URL" in started.stderr
 
 
-def test_production_refuses_to_start_without_a_site_url():
+def _production(**env_changes) -> subprocess.CompletedProcess:
     env = {k: v for k, v in {**os.environ, **PRODUCTION}.items() if k != "DEBATE_SITE_URL"}
-    started = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
+    code = "import django; django.setup(); from django.conf import settings; "
+    code += "print(settings.DEBATE_SITE_URL)"
+    return subprocess.run(
+        [sys.executable, "-c", code],
         cwd=ROOT,
-        env=env,
+        env={**env, **env_changes},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert started.returncode != 0 and "DEBATE_SITE_URL is not set" in started.stderr
+
+
+def test_production_takes_the_site_url_from_the_one_allowed_host_or_refuses_to_start():
+    named = _production(DJANGO_ALLOWED_HOSTS="debates.example.org,www.example.org")
+    assert named.returncode == 0, named.stderr
+    assert named.stdout.split()[-1] == "https://debates.example.org"
+    wildcard = _production(DJANGO_ALLOWED_HOSTS=".example.org")
+    assert wildcard.returncode != 0 and "DEBATE_SITE_URL is not set" in wildcard.stderr
 
 
 def test_a_ping_reaches_the_receiver_signed_and_reports_its_answer(api, user, receiver):

@@ -206,3 +206,21 @@ def test_a_misspelt_reason_in_the_setting_fails_the_system_check(settings):
     assert "split_votes" in error.msg and "split_vote" in error.hint
     settings.REVIEW_ENQUEUE_REASONS = ["safety_veto"]
     assert check_enqueue_reasons() == []
+
+
+def test_a_reason_raised_while_the_debates_item_is_open_joins_that_item(db):
+    from reviews import queueing, triage
+
+    debate = completed_debate(metadata={"consensus_type": "split", "max_risk": 40})
+    [item] = review_items_for_debate(debate=debate)
+    assert item.reasons == ["split_vote"]
+    veto = triage.Flag("safety_veto", 84, "VETO by Safety Agent (risk 40)", {"veto_risk": 40})
+    assert queueing.items_open("debate", [(debate.id, veto)]) == []
+    item.refresh_from_db()
+    assert (item.reason, item.reasons, item.priority) == (
+        "safety_veto",
+        ["safety_veto", "split_vote"],
+        84,
+    )
+    assert item.summary.startswith("VETO by Safety Agent (risk 40) · Split vote")
+    assert ReviewItem.objects.filter(debate=debate).count() == 1
