@@ -121,9 +121,12 @@ def main():
     from reviews import selectors
 
     call_command("migrate", verbosity=0)
+    from accounts.roles import REVIEWER, grant_roles
+
     staff, _ = get_user_model().objects.get_or_create(
         username="bench-analyst", defaults={"is_staff": True}
     )
+    grant_roles(staff, REVIEWER)  # the queue takes the Reviewer role
     t0 = time.perf_counter()
     fill(args.items, staff)
     print(f"filled {args.items} review items in {time.perf_counter() - t0:.1f} s")
