@@ -110,7 +110,7 @@ class AgentAdmin(admin.ModelAdmin):
             (
                 (
                     version.number,
-                    version.created_at.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                    version.created_at.strftime("%Y-%m-%d %H:%M %Z"),
                     version.changed_by_name or "system",
                     "; ".join(
                         f"{name}: {_short(change.get('from'))} → {_short(change.get('to'))}"

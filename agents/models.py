@@ -90,8 +90,8 @@ class GatewayCall(models.Model):
     deployment = models.CharField(
         max_length=200,
         blank=True,
-        help_text="The routing deployment that answered (agents/routing.py), after any "
-        "fallbacks; empty for a model called directly.",
+        help_text="Which of the model group's configured models answered, after any "
+        "fallbacks (see Configuration, model routing); empty when a model was named directly.",
     )
     prompt = models.JSONField(default=list, help_text="The messages sent.")
     raw_response = models.TextField(

@@ -53,8 +53,9 @@ def fill(n_items: int, staff) -> None:
     ReviewItem.objects.all().delete()
     Debate.objects.filter(query__startswith="Bench question").delete()
     now = timezone.now()
-    reasons = ["split_vote", "low_confidence", "parse_failure", "safety_veto"]
-    n_debates = (n_items + len(reasons) - 1) // len(reasons)
+    # One item per debate (as the queue opens them), each listing two reasons.
+    reasons = ["safety_veto", "parse_failure", "split_vote", "low_confidence"]
+    n_debates = n_items
     batch = 5000
     made = 0
     for start in range(0, n_debates, batch):
@@ -74,22 +75,23 @@ def fill(n_items: int, staff) -> None:
         )
         items = []
         for d in debates:
-            for r in reasons:
-                if made >= n_items:
-                    break
-                closed = made % 5 == 4
-                items.append(
-                    ReviewItem(
-                        debate=d,
-                        reason=r,
-                        priority=30 + made % 60,
-                        status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
-                        assignee=staff if closed or made % 10 == 0 else None,
-                        closed_at=now if closed else None,
-                        note="bench" if closed else "",
-                    )
+            if made >= n_items:
+                break
+            closed = made % 5 == 4
+            pair = sorted({reasons[made % 4], reasons[(made + 1) % 4]}, key=reasons.index)
+            items.append(
+                ReviewItem(
+                    debate=d,
+                    reason=pair[0],
+                    reasons=pair,
+                    priority=30 + made % 60,
+                    status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
+                    assignee=staff if closed or made % 10 == 0 else None,
+                    closed_at=now if closed else None,
+                    note="bench" if closed else "",
                 )
-                made += 1
+            )
+            made += 1
         ReviewItem.objects.bulk_create(items, batch_size=5000)
         ReviewItem.objects.filter(debate__in=debates).update(
             created_at=now - timedelta(minutes=start)
@@ -119,9 +121,12 @@ def main():
     from reviews import selectors
 
     call_command("migrate", verbosity=0)
+    from accounts.roles import REVIEWER, grant_roles
+
     staff, _ = get_user_model().objects.get_or_create(
         username="bench-analyst", defaults={"is_staff": True}
     )
+    grant_roles(staff, REVIEWER)  # the queue takes the Reviewer role
     t0 = time.perf_counter()
     fill(args.items, staff)
     print(f"filled {args.items} review items in {time.perf_counter() - t0:.1f} s")

@@ -85,12 +85,17 @@ class DebateStartForm(forms.Form):
     service validates and screens the question (`services.debate_create`); its messages are
     shown on this form."""
 
-    query = forms.CharField(
+    question = forms.CharField(
         label="Question",
         required=False,
         strip=False,
         widget=forms.Textarea(
-            attrs={"rows": 4, "required": True, "autofocus": True, "aria-describedby": "query-help"}
+            attrs={
+                "rows": 4,
+                "required": True,
+                "autofocus": True,
+                "aria-describedby": "question-help",
+            }
         ),
         help_text="Up to 2000 characters. The agents see it as data to judge, not as orders.",
     )

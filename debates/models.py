@@ -23,7 +23,7 @@ class Debate(DurableRun):
     decision and the review status of its items."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    query = models.TextField()
+    query = models.TextField("question")
     protocol = models.CharField(max_length=40, default="s4", db_index=True)
     options = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(

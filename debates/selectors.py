@@ -171,7 +171,8 @@ def debate_export(debate: Debate) -> dict[str, Any]:
     ]
     export: dict[str, Any] = {
         "id": str(debate.id),
-        "query": debate.query,
+        "question": debate.query,
+        "query": debate.query,  # deprecated: the old name of `question`, kept for readers of it
         "protocol": debate.protocol,
         "status": debate.status,
         "schedule": (

@@ -9,7 +9,7 @@ from agents.gateway import OFFLINE_NOTICE
 from debates.baselines import baseline_lines
 from debates.models import Debate
 from debates.protocols import presentation_for
-from debates.protocols.presentation import WIDTH
+from debates.protocols.presentation import WIDTH, percent
 from debates.protocols.presentation import wrap as _wrap
 from debates.quality import quality_lines
 
@@ -84,7 +84,7 @@ def _md(text: str) -> str:
 
 def _md_figures(item) -> str:
     risk = "" if item.risk is None else f", risk {item.risk:g}"
-    return f"**{item.decision}** (confidence {item.confidence:g}{risk})"
+    return f"**{item.decision}** (confidence {percent(item.confidence)}{risk})"
 
 
 def _md_position(name: str, position) -> list[str]:

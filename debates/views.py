@@ -69,13 +69,14 @@ def debate_start(request):
     if request.method == "POST" and form.is_valid():
         try:
             debate = services.debate_create(
-                query=form.cleaned_data["query"],
+                query=form.cleaned_data["question"],
                 protocol=form.cleaned_data["protocol"],
                 options=form.cleaned_data["options"],
                 created_by=request.user,
             )
         except ValidationError as exc:
             for name, messages in exc.message_dict.items():
+                name = "question" if name == "query" else name  # the service's name for it
                 form.add_error(name if name in form.fields else None, messages)
         else:
             return redirect("debates:detail", debate_id=debate.id)

@@ -1,6 +1,8 @@
 """Webhooks: a signed JSON event POSTed to a debate's `callback_url` when something happens to it.
 
-Events: ``debate.completed``, ``debate.failed`` and ``review.resolved``. Each is signed with the
+Events: ``debate.completed``, ``debate.failed`` and ``review.resolved`` (and ``ping``, sent on
+request to test a receiver: `ping`). Links in them are absolute, built from the setting
+``DEBATE_SITE_URL``. Each is signed with the
 debate owner's webhook secret: ``X-Debate-Signature: sha256=<hex>``, the HMAC-SHA256 of
 ``<X-Debate-Timestamp>.<raw body>``. Delivery runs in a Celery task (`debates.tasks`) that
 retries with exponential backoff, a bounded number of times; every attempt is a
@@ -169,6 +171,11 @@ def notify_review_resolved(*, debate_id, item_id=None) -> None:
     notify_debate_event(debate_id=debate_id, event=Event.REVIEW_RESOLVED, review_item_id=item_id)
 
 
+def absolute_url(path: str) -> str:
+    """`path` on the site's public base URL (the setting ``DEBATE_SITE_URL``)."""
+    return settings.DEBATE_SITE_URL.rstrip("/") + path
+
+
 def _review_part(item_id) -> dict[str, Any] | None:
     """What a `review.resolved` event says of the item that was closed. Analysts' notes and
     names stay inside the service."""
@@ -179,7 +186,9 @@ def _review_part(item_id) -> dict[str, Any] | None:
         return None
     return {
         "item_id": item.pk,
+        "url": absolute_url(reverse("api:review-detail", args=[item.pk])),
         "reason": item.reason,
+        "reasons": list(item.reasons or [item.reason]),
         "status": item.status,
         "verdict": item.verdict or None,
         "decision_override": item.decision_override or None,
@@ -198,7 +207,8 @@ def event_payload(
         "created_at": timezone.now().isoformat(),
         "debate": {
             "id": str(debate.id),
-            "path": reverse("api:debate-detail", args=[debate.id]),
+            "url": absolute_url(reverse("api:debate-detail", args=[debate.id])),
+            "path": reverse("api:debate-detail", args=[debate.id]),  # deprecated: use `url`
             "question": debate.query,
             "protocol": debate.protocol,
             "status": debate.status,
@@ -326,6 +336,77 @@ def _post(
             return response.status_code, excerpt.decode("utf-8", errors="replace")
 
 
+def signed_headers(*, secret: str, event: str, event_id, body: bytes) -> dict[str, str]:
+    """The headers every event is sent with, its signature among them."""
+    timestamp = str(int(time.time()))
+    return {
+        "Content-Type": "application/json",
+        "User-Agent": "debate-service-webhooks/1",
+        EVENT_HEADER: str(event),
+        DELIVERY_HEADER: str(event_id),
+        TIMESTAMP_HEADER: timestamp,
+        SIGNATURE_HEADER: signature(secret=secret, timestamp=timestamp, body=body),
+    }
+
+
+PING = "ping"
+
+
+@dataclass(frozen=True)
+class PingResult:
+    url: str
+    event_id: str
+    delivered: bool
+    status_code: int | None
+    error: str
+    response_excerpt: str
+    duration_ms: int
+
+
+def ping(*, user, url: str) -> PingResult:
+    """Send a signed ``ping`` event to `url` now, the way every event is sent (the same checks
+    on the URL, the same pinned address, the same signature with `user`'s secret, no
+    redirects), and report what the receiver answered. Nothing is retried or stored: it tests
+    a receiver before a debate relies on it."""
+    from accounts.services import webhook_secret_get
+
+    event_id = uuid.uuid4()
+    started = time.monotonic()
+    status_code, excerpt, error = None, "", ""
+    target = check_callback(url)
+    if target.problem:
+        error = f"Not sent: {target.problem}"
+    else:
+        payload = {
+            "id": str(event_id),
+            "event": PING,
+            "created_at": timezone.now().isoformat(),
+            "site": settings.DEBATE_SITE_URL,
+        }
+        body = encode_body(payload)
+        headers = signed_headers(
+            secret=webhook_secret_get(user=user).secret, event=PING, event_id=event_id, body=body
+        )
+        try:
+            status_code, excerpt = _post(url=url, target=target, body=body, headers=headers)
+        except requests.RequestException as exc:
+            error = f"{type(exc).__name__}: {exc}"[:2000]
+        else:
+            if 300 <= status_code < 400:
+                error = "The receiver answered with a redirect; redirects are not followed."
+            elif status_code >= 400:
+                error = f"The receiver answered {status_code}: it would refuse events."
+    return PingResult(
+        url=url,
+        event_id=str(event_id),
+        delivered=status_code is not None and 200 <= status_code < 300,
+        status_code=status_code,
+        error=error,
+        response_excerpt=excerpt[:500],
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+
+
 def deliver(
     *, event_id, debate_id, event: str, url: str, payload: dict, attempt: int
 ) -> AttemptResult:
@@ -361,17 +442,9 @@ def deliver(
         error = f"Not sent: {problem}"
     else:
         body = encode_body(payload)
-        timestamp = str(int(time.time()))
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": "debate-service-webhooks/1",
-            EVENT_HEADER: event,
-            DELIVERY_HEADER: str(event_id),
-            TIMESTAMP_HEADER: timestamp,
-            SIGNATURE_HEADER: signature(
-                secret=webhook_secret_get(user=owner).secret, timestamp=timestamp, body=body
-            ),
-        }
+        headers = signed_headers(
+            secret=webhook_secret_get(user=owner).secret, event=event, event_id=event_id, body=body
+        )
         try:
             status_code, excerpt = _post(url=url, target=target, body=body, headers=headers)
         except requests.RequestException as exc:

@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.safestring import mark_safe
@@ -8,12 +9,27 @@ from django.utils.safestring import mark_safe
 from api.pagination import EstimatedCountPaginator
 from reviews import services, subjects
 from reviews.exports import export_review_items_csv
-from reviews.forms import NoteForm
+from reviews.forms import NoteForm, OverrideForm
 from reviews.models import ReviewEvent, ReviewItem
 
 
 def _subject_related() -> list[str]:
     return [name for kind in subjects.all_subjects() for name in kind.queue_related]
+
+
+class ReasonFilter(admin.SimpleListFilter):
+    """Items raised for a reason, whether it leads the item or is one of its other reasons."""
+
+    title = "reason"
+    parameter_name = "reason__exact"
+
+    def lookups(self, request, model_admin):
+        return ReviewItem.Reason.choices
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(Q(reason=self.value()) | Q(reasons__contains=[self.value()]))
+        return queryset
 
 
 class ReviewEventInline(admin.TabularInline):
@@ -40,7 +56,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     list_display = (
         "id",
-        "reason",
+        "reasons_column",
         "priority",
         "status",
         "question",
@@ -49,10 +65,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
         "assignee",
         "created_at",
     )
-    list_display_links = ("id", "reason")
+    list_display_links = ("id", "reasons_column")
     list_filter = (
         "status",
-        "reason",
+        ReasonFilter,
         "verdict",
         ("assignee", admin.RelatedOnlyFieldListFilter),
         "created_at",
@@ -62,7 +78,14 @@ class ReviewItemAdmin(admin.ModelAdmin):
     list_per_page = 50
     show_full_result_count = False
     paginator = EstimatedCountPaginator  # the unfiltered total is PostgreSQL's estimate
-    actions = ["claim", "resolve_uphold", "rerun", "dismiss", export_review_items_csv]
+    actions = [
+        "claim",
+        "resolve_uphold",
+        "resolve_override",
+        "rerun",
+        "dismiss",
+        export_review_items_csv,
+    ]
     inlines = [ReviewEventInline]
     fieldsets = (
         (
@@ -70,7 +93,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
             {
                 "fields": (
                     "debate_link",
-                    "reason",
+                    "reasons_column",
                     "summary",
                     "priority",
                     "status",
@@ -86,7 +109,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     )
     readonly_fields = (
         "debate_link",
-        "reason",
+        "reasons_column",
         "summary",
         "priority",
         "status",
@@ -120,6 +143,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def has_review_permission(self, request):
         return request.user.is_staff and request.user.has_perm("reviews.change_reviewitem")
+
+    @admin.display(description="Reasons", ordering="reason")
+    def reasons_column(self, obj):
+        return obj.reasons_display
 
     @admin.display(description="Question", ordering="debate__query")
     def question(self, obj):
@@ -182,6 +209,58 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 "title": "Uphold the machine's decision",
                 "opts": self.model._meta,
                 "items": queryset.select_related("debate", "assignee"),
+                "form": form,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            },
+        )
+
+    @admin.action(
+        description="Resolve: override the decision (with a note)", permissions=["review"]
+    )
+    def resolve_override(self, request, queryset):
+        """Set the decision of each selected item's debate, with a note. Overriding a safety
+        veto to ACT takes the permission reviews.override_safety_veto (role Operator); items it
+        cannot apply to (someone else holds them, the decision is the machine's already, the
+        protocol has no such decision) are left as they are and reported."""
+        items = list(queryset.select_related(*_subject_related(), "assignee"))
+        decisions = sorted({d for item in items for d in item.subject.decisions(item)})
+        form = OverrideForm(
+            request.POST if "apply" in request.POST else None,
+            decisions=decisions,
+            may_override_veto=request.user.has_perm("reviews.override_safety_veto"),
+        )
+        if form.is_bound and form.is_valid():
+            done, failed = 0, []
+            for item in items:
+                try:
+                    services.review_resolve(
+                        item_id=item.pk,
+                        user=request.user,
+                        verdict=ReviewItem.Verdict.OVERRIDE,
+                        decision=form.cleaned_data["decision"],
+                        note=form.cleaned_data["note"],
+                    )
+                    done += 1
+                except (services.ReviewConflict, ValidationError, PermissionDenied) as exc:
+                    message = getattr(exc, "message", None)
+                    if isinstance(exc, ValidationError):
+                        message = "; ".join(exc.messages)
+                    failed.append(f"#{item.pk}: {message or exc}")
+            self._report(
+                request,
+                f"Set the decision {form.cleaned_data['decision']} on {done} item(s).",
+                done,
+                failed,
+            )
+            return None
+        return TemplateResponse(
+            request,
+            "admin/reviews/reviewitem/resolve_override.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Override the decision",
+                "opts": self.model._meta,
+                "items": items,
                 "form": form,
                 "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             },

@@ -73,3 +73,26 @@ class RerunForm(forms.Form):
         max_length=5000,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
     )
+
+
+class OverrideForm(NoteForm):
+    """The admin's override of several items at once: one decision, one note."""
+
+    decision = forms.ChoiceField(
+        label="New decision",
+        error_messages={"required": "Choose the decision that replaces the machine's."},
+    )
+    field_order = ["decision", "note"]
+
+    def __init__(self, *args, decisions=(), may_override_veto: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["decision"].choices = [("", "choose a decision"), *[(d, d) for d in decisions]]
+        self.fields["decision"].help_text = (
+            "Replaces the machine's decision on each item; the machine's stays on record."
+            + (
+                ""
+                if may_override_veto
+                else " Overriding a safety veto to ACT needs the Operator role: such items are "
+                "left as they are."
+            )
+        )

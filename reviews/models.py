@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
@@ -17,8 +18,11 @@ class ReviewStatus(models.TextChoices):
 
 
 class ReviewItem(models.Model):
-    """One reason a debate, a contradiction the arbitrator could not settle, or a contradiction
-    run that failed needs a human, and what the human decided about it. Exactly one of
+    """Why a debate, a contradiction the arbitrator could not settle, or a contradiction run
+    that failed needs a human, and what the human decided about it. A debate whose outcome
+    raises several reasons (a split vote with low confidence) is one item with every reason in
+    `reasons`, most urgent first; `reason` is the first of them (a failure is an item of its
+    own). Exactly one of
     `debate`, `contradiction` and `contradiction_run` is set: the subject keys, each owned by
     the subject its app registers (`reviews.subjects`); the queue reads them only through it."""
 
@@ -78,10 +82,21 @@ class ReviewItem(models.Model):
         related_name="review_items",
         help_text="A contradiction run that failed (run_failed).",
     )
-    reason = models.CharField(max_length=24, choices=Reason.choices)
+    reason = models.CharField(
+        max_length=24, choices=Reason.choices, help_text="The most urgent of the reasons."
+    )
+    reasons = ArrayField(
+        models.CharField(max_length=24, choices=Reason.choices),
+        default=list,
+        blank=True,
+        help_text="Every reason it was raised for, most urgent first.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     priority = models.PositiveSmallIntegerField(
-        default=0, help_text="Higher first; see reviews/triage.py for the formula."
+        default=0,
+        help_text="Higher is reviewed first: a safety veto or an outvoted high risk comes "
+        "before a failure, which comes before a split vote or low confidence; a riskier "
+        "debate comes before a safer one with the same reason.",
     )
     summary = models.CharField(max_length=300, blank=True, help_text="Why it was raised.")
     details = models.JSONField(default=dict, blank=True)
@@ -108,6 +123,13 @@ class ReviewItem(models.Model):
         ordering = ["-priority", "created_at", "id"]
         permissions = [("override_safety_veto", "Can override a safety veto to ACT")]
         constraints = [
+            # One active item per debate for its outcome, whatever reasons it raised; a
+            # failure (debate_failed) is an item of its own.
+            models.UniqueConstraint(
+                fields=["debate"],
+                condition=Q(status__in=["open", "claimed"]) & ~Q(reason__in=triage.FAILURE_REASONS),
+                name="reviewitem_one_active_outcome_per_debate",
+            ),
             models.UniqueConstraint(
                 fields=["debate", "reason"],
                 condition=Q(status__in=["open", "claimed"]),
@@ -174,6 +196,23 @@ class ReviewItem(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
+
+    @property
+    def all_reasons(self) -> list[tuple[str, str, str]]:
+        """(reason, label, summary) for every reason it was raised for, most urgent first."""
+        names = list(self.reasons or []) or [self.reason]
+        summaries = (self.details or {}).get("summaries") or {}
+        labels = dict(self.Reason.choices)
+        return [
+            (name, labels.get(name, name), summaries.get(name) or (self.summary if i == 0 else ""))
+            for i, name in enumerate(names)
+        ]
+
+    @property
+    def reasons_display(self) -> str:
+        """The reasons' labels (reads neither `details` nor `summary`: the queue defers them)."""
+        labels = dict(self.Reason.choices)
+        return ", ".join(labels.get(r, r) for r in (list(self.reasons or []) or [self.reason]))
 
     @property
     def subject(self) -> subjects.ReviewSubject:

@@ -53,37 +53,72 @@ def review_status_sync(
     subject.set_review_status(group_id, status, **changes)
 
 
+def _flag_of(item: ReviewItem) -> triage.Flag:
+    return triage.Flag(
+        item.reason, item.priority, item.summary, item.details or {}, tuple(item.reasons or ())
+    )
+
+
+def _reasons_join(key: str, grouped: dict[Any, list[triage.Flag]]) -> None:
+    """Add new reasons to the subjects' active outcome items (priority: the highest)."""
+    for item in (
+        ReviewItem.objects.select_for_update()
+        .filter(**{f"{key}__in": list(grouped)}, status__in=ReviewItem.ACTIVE)
+        .exclude(reason__in=triage.FAILURE_REASONS)
+    ):
+        flag = triage.joined([_flag_of(item), *grouped[getattr(item, key)]])
+        if list(flag.all_reasons) != list(item.reasons or [item.reason]):
+            item.reason, item.reasons = flag.reason, list(flag.all_reasons)
+            item.priority, item.summary, item.details = flag.priority, flag.summary, flag.details
+            item.save(update_fields=["reason", "reasons", "priority", "summary", "details"])
+            logger.info("review item #%s now also covers %s", item.pk, ", ".join(item.reasons))
+
+
 def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[ReviewItem]:
-    """Open one item per (subject id, flag) with a `created` event each; a flag whose reason
-    already has an active item for that subject is skipped (the partial unique constraints and
-    ON CONFLICT DO NOTHING). Returns the items created by this call. The caller holds the
-    subject's lock and syncs its review status."""
+    """Open one item per subject id for all its flags (`triage.joined`: one item listing every
+    reason, not one item per reason), with a `created` event each. A subject that already has
+    an active item for its outcome gets the new reasons added to that item instead (its
+    priority becomes the highest). Returns the items created by this call. The caller holds
+    the subjects' locks and syncs their review status; the partial unique constraint (one
+    active outcome item per subject) and ON CONFLICT DO NOTHING back that up."""
     if not flags:
         return []
     key = f"{subject}_id"
+    grouped: dict[Any, list[triage.Flag]] = {}
+    for subject_id, flag in flags:
+        grouped.setdefault(subject_id, []).append(flag)
+    joined = {subject_id: triage.joined(group) for subject_id, group in grouped.items()}
     ReviewItem.objects.bulk_create(
         [
             ReviewItem(
                 **{key: subject_id},
                 reason=f.reason,
+                reasons=list(f.all_reasons),
                 priority=f.priority,
                 summary=f.summary,
                 details=f.details,
             )
-            for subject_id, f in flags
+            for subject_id, f in joined.items()
         ],
         ignore_conflicts=True,
     )
     # An item is created with its event, so the ones without any were created just now.
     created = list(
-        ReviewItem.objects.filter(
-            **{f"{key}__in": list({subject_id for subject_id, _ in flags})},
-            reason__in=list({f.reason for _, f in flags}),
-        ).exclude(events__isnull=False)
+        ReviewItem.objects.filter(**{f"{key}__in": list(joined)}, status__in=ReviewItem.ACTIVE)
+        .exclude(reason__in=triage.FAILURE_REASONS)
+        .exclude(events__isnull=False)
     )
+    # A subject whose outcome item was open already: the new reasons join it.
+    already = set(joined) - {getattr(item, key) for item in created}
+    if already:
+        _reasons_join(key, {subject_id: grouped[subject_id] for subject_id in already})
     ReviewEvent.objects.bulk_create(
         ReviewEvent(
-            item=item, action=ReviewEvent.Action.CREATED, to_status=item.status, note=item.summary
+            item=item,
+            action=ReviewEvent.Action.CREATED,
+            to_status=item.status,
+            note=item.summary,
+            data={"reasons": list(item.reasons)} if len(item.reasons) > 1 else {},
         )
         for item in created
     )
@@ -116,6 +151,7 @@ def failure_item_open(
     item = ReviewItem.objects.create(
         **key,
         reason=flag.reason,
+        reasons=[flag.reason],
         priority=flag.priority,
         summary=flag.summary,
         details=flag.details,

@@ -32,9 +32,11 @@ def queue_items(
     ).only(
         "id",
         "reason",
+        "reasons",
         "status",
         "priority",
         "summary",
+        "details",  # each reason's summary, for the API's `reasons`
         "created_at",
         "claimed_at",
         "closed_at",
@@ -50,7 +52,7 @@ def queue_items(
     if statuses is not None:
         items = items.filter(status__in=statuses)
     if reason:
-        items = items.filter(reason=reason)
+        items = items.filter(Q(reason=reason) | Q(reasons__contains=[reason]))
     if assignee == "me":
         items = items.filter(assignee=user)
     elif assignee == "none":
@@ -118,3 +120,31 @@ def other_items(item: ReviewItem) -> list[ReviewItem]:
         .select_related("assignee", *kind.sibling_related)
         .order_by("-priority", "created_at")
     )
+
+
+def _after(item: ReviewItem) -> Q:
+    """Items that come after `item` in the queue's order (-priority, created_at, id)."""
+    return (
+        Q(priority__lt=item.priority)
+        | Q(priority=item.priority, created_at__gt=item.created_at)
+        | Q(priority=item.priority, created_at=item.created_at, id__gt=item.pk)
+    )
+
+
+def queue_neighbours(item: ReviewItem, *, user) -> tuple[int | None, int | None]:
+    """The ids of the active items just before and just after `item` in the queue (most urgent
+    first, then oldest), skipping items someone else holds: where "previous" and "next" go."""
+    workable = ReviewItem.objects.filter(
+        Q(status=ReviewItem.Status.OPEN) | Q(status=ReviewItem.Status.CLAIMED, assignee=user)
+    ).exclude(pk=item.pk)
+    following = (
+        workable.filter(_after(item))
+        .order_by("-priority", "created_at", "id")
+        .values_list("id", flat=True)[:1]
+    )
+    preceding = (
+        workable.exclude(_after(item))
+        .order_by("priority", "-created_at", "-id")
+        .values_list("id", flat=True)[:1]
+    )
+    return (next(iter(preceding), None), next(iter(following), None))

@@ -141,6 +141,10 @@ class ReviewSubject:
     def admin_machine_decision(self, item: ReviewItem) -> str:
         return "-"
 
+    def decisions(self, item: ReviewItem) -> tuple[str, ...]:
+        """The decisions an override may set on this item (none: it takes no override)."""
+        return ()
+
     def admin_effective_decision(self, item: ReviewItem) -> str:
         return "-"
 

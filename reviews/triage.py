@@ -57,6 +57,11 @@ answer to act on) and before every outcome whose machine decision stands meanwhi
 failure's fail-safe REFUSE, a split's WARN ...): nothing stands for a failed debate. Its risk
 is the highest risk its agents stated before it failed (0 when none did; a run has none). The
 queue sorts by priority, then by age (oldest first).
+
+One subject's outcome is one item, whatever number of reasons it raised (`joined`): a split
+vote with low confidence is a single item listing both, led by the most urgent reason, with the
+highest of their priorities. A failure (``debate_failed``, ``run_failed``) stays an item of its
+own.
 """
 
 from __future__ import annotations
@@ -106,6 +111,45 @@ class Flag:
     priority: int
     summary: str
     details: dict[str, Any] = field(default_factory=dict)
+    #: Every reason, most urgent first, when the flag joins several (`joined`); else (reason,).
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def all_reasons(self) -> tuple[str, ...]:
+        return self.reasons or (self.reason,)
+
+
+def joined(flags: list[Flag]) -> Flag:
+    """One flag for every reason one subject raised: a debate with a split vote and low
+    confidence is one item to review, not two. The most urgent reason leads and its priority
+    is the item's (the highest); the summary lists every reason's; `details` keeps the lead's
+    details, with each reason's summary and details under ``summaries`` and ``by_reason``.
+    A flag already joined (an open item's) joins again without losing any of its reasons."""
+    if not flags:
+        raise ValueError("nothing to join")
+    parts: dict[str, tuple[int, str, dict[str, Any]]] = {}
+    for flag in flags:
+        summaries = flag.details.get("summaries") or {flag.reason: flag.summary}
+        by_reason = flag.details.get("by_reason") or {flag.reason: flag.details}
+        for reason in flag.all_reasons:
+            parts.setdefault(
+                reason, (flag.priority, summaries.get(reason, ""), by_reason.get(reason) or {})
+            )
+    order = sorted(parts, key=lambda r: (-parts[r][0], list(REASONS).index(r)))
+    lead = order[0]
+    if len(order) == 1:
+        return Flag(lead, parts[lead][0], parts[lead][1][:300], parts[lead][2], (lead,))
+    return Flag(
+        reason=lead,
+        priority=parts[lead][0],
+        summary=" · ".join(parts[r][1] for r in order if parts[r][1])[:300],
+        details={
+            **parts[lead][2],
+            "summaries": {r: parts[r][1] for r in order},
+            "by_reason": {r: parts[r][2] for r in order},
+        },
+        reasons=tuple(order),
+    )
 
 
 def priority_for(reason: str, max_risk: Any) -> int:

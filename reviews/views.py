@@ -94,8 +94,11 @@ def _render_item(request, pk, *, status=200, **forms):
     item = _item_or_404(pk)
     flags = _action_flags(request, item)
     template, context = item.subject.page(request, item, flags, forms)
+    previous_id, next_id = selectors.queue_neighbours(item, user=request.user)
     context = {
         "item": item,
+        "previous_id": previous_id,
+        "next_id": next_id,
         "others": selectors.other_items(item),
         "events": list(item.events.all()),
         **flags,
@@ -131,6 +134,11 @@ def _perform(request, pk, action, *, form=None, form_name="", success, next_url=
                 form.add_error(field if field in form.fields else None, error)
         return _render_item(request, pk, status=400, **{form_name: form})
     messages.success(request, success(done))
+    if request.POST.get("and_next"):
+        _, next_id = selectors.queue_neighbours(done, user=request.user)
+        if next_id is not None:
+            return redirect(reverse("reviews:item", args=[next_id]))
+        messages.info(request, "That was the last item in the queue.")
     return redirect(next_url or reverse("reviews:item", args=[pk]))
 
 

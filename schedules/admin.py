@@ -9,8 +9,9 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from agents.models import Agent
-from debates.protocols import PROTOCOLS
-from schedules import selectors, services
+from debates.forms import option_field, option_field_name
+from debates.protocols import PROTOCOLS, OptionError, effective_options
+from schedules import beat_admin, selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
 from schedules.timing import describe
 
@@ -30,6 +31,8 @@ class DebateScheduleForm(forms.ModelForm):
         widget=forms.CheckboxSelectMultiple,
         help_text="Leave all unticked for the protocol's default agents.",
     )
+    # Filled from the one input per option below (the New debate page's), not typed as JSON.
+    options = forms.JSONField(required=False, widget=forms.HiddenInput)
 
     class Meta:
         model = DebateSchedule
@@ -55,17 +58,50 @@ class DebateScheduleForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["protocol"].choices = [(name, name) for name in sorted(PROTOCOLS)]
+        self.fields["protocol"].choices = [
+            (name, f"{cls.label} ({name})") for name, cls in sorted(PROTOCOLS.items())
+        ]
+        if self.instance.pk and self.instance.protocol in PROTOCOLS:
+            for option, value in (self.instance.options or {}).items():
+                field = option_field_name(self.instance.protocol, option)
+                if field in self.fields:
+                    shown = str(value).lower() if isinstance(value, bool) else value
+                    self.initial[field] = shown if shown != "" else ""
         self.fields["agents"].choices = [
             (a.slug, a.name)
             for a in Agent.objects.filter(is_active=True).order_by("position", "name")
         ]
 
+    def clean_options(self):
+        return {}  # read from the option inputs in `clean`
+
+    def _chosen_options(self, cleaned) -> dict:
+        """The chosen protocol's options that were filled in, as the registry reads them;
+        each bad one is said next to its input."""
+        cls = PROTOCOLS.get(cleaned.get("protocol", ""))
+        if cls is None:
+            return {}
+        given = {
+            option: value
+            for option in cls.options_schema
+            if (value := cleaned.get(option_field_name(cls.name, option))) not in (None, "")
+        }
+        try:
+            effective = effective_options(cls, given)
+        except OptionError as exc:
+            for option, message in exc.errors.items():
+                field = option_field_name(cls.name, option)
+                self.add_error(field if field in self.fields else None, message)
+            return {}
+        return {option: effective[option] for option in given}
+
     def clean(self):
         cleaned = super().clean()
-        if any(name in self.errors for name in ("questions", "protocol", "agents", "options")):
+        if any(name in self.errors for name in ("questions", "protocol", "agents")):
             return cleaned
-        cleaned["options"] = cleaned.get("options") or {}
+        cleaned["options"] = self._chosen_options(cleaned)
+        if self.errors:
+            return cleaned
         questions = [q.strip() for q in cleaned.get("questions", "").splitlines() if q.strip()]
         try:
             services.schedule_check_debates(
@@ -78,6 +114,26 @@ class DebateScheduleForm(forms.ModelForm):
             for name, problems in exc.message_dict.items():
                 self.add_error(name if name in self.fields else None, problems)
         return cleaned
+
+
+def _option_inputs() -> dict[str, tuple[str, list[str]]]:
+    """One input per option of every protocol (as on the New debate page), declared on the
+    form: protocol -> (label, input names)."""
+    groups = {}
+    for name, cls in PROTOCOLS.items():
+        names = []
+        for option, spec in cls.options_schema.items():
+            field = option_field(spec)
+            field.label = option
+            DebateScheduleForm.base_fields[option_field_name(name, option)] = field
+            DebateScheduleForm.declared_fields[option_field_name(name, option)] = field
+            names.append(option_field_name(name, option))
+        if names:
+            groups[name] = (cls.label, names)
+    return groups
+
+
+OPTION_INPUTS = _option_inputs()
 
 
 @admin.register(DebateSchedule)
@@ -108,6 +164,18 @@ class DebateScheduleAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("name", "owner", "enabled")}),
         ("What to debate", {"fields": ("questions", "protocol", "agents", "options")}),
+        *(
+            (
+                f"Options: {label}",
+                {
+                    "fields": names,
+                    "classes": ("protocol-options", f"protocol-{name}"),
+                    "description": "Used only when this protocol is chosen; an empty box means "
+                    "the default.",
+                },
+            )
+            for name, (label, names) in OPTION_INPUTS.items()
+        ),
         (
             "When",
             {
@@ -137,6 +205,9 @@ class DebateScheduleAdmin(admin.ModelAdmin):
             },
         ),
     )
+
+    class Media:
+        js = ("schedules/protocol_options.js",)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
@@ -212,7 +283,7 @@ class DebateScheduleAdmin(admin.ModelAdmin):
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
                 (
-                    timezone.localtime(run.fired_at).strftime("%Y-%m-%d %H:%M:%S %Z"),
+                    timezone.localtime(run.fired_at).strftime("%Y-%m-%d %H:%M %Z"),
                     run.get_trigger_display(),
                     run.get_outcome_display(),
                     run.reason,
@@ -301,3 +372,6 @@ class ScheduleRunAdmin(admin.ModelAdmin):
             )
             or "-"
         )
+
+
+beat_admin.register()

@@ -44,7 +44,12 @@ class DebateSchedule(models.Model):
         blank=True,
         help_text="Agent slugs, in speaking order. Empty: the protocol's default agents.",
     )
-    options = models.JSONField(default=dict, blank=True, help_text="Protocol options (JSON).")
+    options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The chosen protocol's options, set with one input per option; "
+        "those left empty take the protocol's defaults.",
+    )
 
     kind = models.CharField("repeat", max_length=10, choices=Kind.choices, default=Kind.INTERVAL)
     every = models.PositiveIntegerField(

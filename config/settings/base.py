@@ -7,7 +7,7 @@ from pathlib import Path
 import environ
 from django.utils.csp import CSP
 
-from .envvars import env_bool, env_limit
+from .envvars import env_bool, env_limit, env_site_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -132,6 +132,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+# One date format everywhere (pages and admin): config/formats/en/formats.py.
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = env.str("DJANGO_TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
@@ -192,6 +194,12 @@ DEBATE_API_CREATE_RATE = env.str("DEBATE_API_CREATE_RATE", default="30/minute")
 # unless this is on (local development and tests, where the receiver runs on this machine).
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
 WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10.0)
+# Test pings one user may send (POST /api/v1/webhooks/ping/), counted like debate starts.
+WEBHOOK_PING_RATE = env.str("WEBHOOK_PING_RATE", default="10/minute")
+# The site's public base URL (scheme and host, no path): webhook events carry absolute links
+# built from it. Production requires it; a value with a path, a query or another scheme is a
+# start-up error.
+DEBATE_SITE_URL = env_site_url("DEBATE_SITE_URL", default="http://127.0.0.1:8000")
 # A CA bundle (path) to verify https receivers with, e.g. a private CA; empty: the usual CAs.
 WEBHOOK_CA_BUNDLE = env.str("WEBHOOK_CA_BUNDLE", default="")
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)

@@ -45,3 +45,40 @@ def env_limit(name: str, *, default: str = "", kind: type = int):
             "no limit."
         )
     return value
+
+
+def env_site_url(name: str, *, default: str | None) -> str:
+    """`name` as the site's public base URL, e.g. ``https://debates.example.org``: http or
+    https, a host, no path, query or fragment; returned without a trailing slash. Unset:
+    `default` (None: required)."""
+    from urllib.parse import urlsplit
+
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        if default is None:
+            raise ImproperlyConfigured(
+                f"{name} is not set (and the first of DJANGO_ALLOWED_HOSTS is not one host "
+                "name to make it from). Set it to the site's public base URL, e.g. "
+                "https://debates.example.org: webhook events link to it."
+            )
+        raw = default
+    value = raw.strip().rstrip("/")
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username
+    ):
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a site URL. Use http(s)://host[:port] with no path, e.g. "
+            "https://debates.example.org."
+        )
+    return value

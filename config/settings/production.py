@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
 from .base import env
-from .envvars import env_bool
+from .envvars import env_bool, env_site_url
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
@@ -39,6 +39,16 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = False
+# Unset: https:// and the first allowed host, when that is one host name (not ".example.org"
+# or "*"); else it must be set.
+DEBATE_SITE_URL = env_site_url(
+    "DEBATE_SITE_URL",
+    default=(
+        f"https://{ALLOWED_HOSTS[0]}"
+        if ALLOWED_HOSTS and ALLOWED_HOSTS[0][:1] not in (".", "*", "")
+        else None
+    ),
+)
 # The scripted offline model is a demo: `manage.py check` (and every command that runs checks)
 # refuses it as the default model unless this is set (agents.E001).
 DEBATE_ALLOW_OFFLINE_MODEL = env_bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)

@@ -22,4 +22,5 @@ urlpatterns = [
     path("evaluation/quality/", evaluation.QualityView.as_view(), name="evaluation-quality"),
     path("evaluation/replay/", evaluation.ReplayView.as_view(), name="evaluation-replay"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
+    path("webhooks/ping/", views.WebhookPingView.as_view(), name="webhook-ping"),
 ]

@@ -8,6 +8,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
+    OpenApiCallback,
+    OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
@@ -26,7 +28,7 @@ from api.throttling import CreateRateThrottle
 from budgets.api.exceptions import BudgetLimitReached
 from budgets.api.serializers import BudgetExceededSerializer
 from budgets.limits import BudgetExceeded
-from debates import selectors
+from debates import selectors, webhooks
 from debates.api import serializers as s
 from debates.api.services import IdempotencyConflict, debate_start
 from debates.transcript import render_markdown
@@ -41,6 +43,80 @@ IDEMPOTENCY_KEY = OpenApiParameter(
         "different body, 422. Up to 255 printable ASCII characters, e.g. a UUID."
     ),
 )
+
+
+SIGNATURE_SCHEME = f"""Every event is a JSON POST signed with your webhook secret (GET/POST
+`/api/v1/webhook-secret/`). Headers:
+
+* `{webhooks.SIGNATURE_HEADER}: sha256=<hex>`: the HMAC-SHA256, keyed with your secret, of
+  `<{webhooks.TIMESTAMP_HEADER}>.<raw body>` (the timestamp, a dot, then the body's bytes
+  exactly as received);
+* `{webhooks.TIMESTAMP_HEADER}`: when it was signed, in Unix seconds; refuse events more than
+  a few minutes old (replays);
+* `{webhooks.EVENT_HEADER}`: the event (`debate.completed`, `debate.failed`,
+  `review.resolved`, `ping`);
+* `{webhooks.DELIVERY_HEADER}`: the event's id; a retry repeats it, so handle each id once.
+
+Answer 2xx to accept. 5xx, 408, 425, 429 and network errors are retried with a doubling delay
+(a bounded number of times); any other answer, or a redirect (never followed), ends the event.
+Links in the body (`debate.url`, `review.url`) are absolute, on the site's `DEBATE_SITE_URL`."""
+
+WEBHOOK_RECEIVED = {
+    200: OpenApiResponse(description="Accepted (any 2xx)."),
+    500: OpenApiResponse(description="Retried later (as are 408, 425, 429 and 5xx)."),
+}
+
+DEBATE_EVENTS = OpenApiCallback(
+    "debateEvents",
+    "{$request.body#/callback_url}",
+    extend_schema(
+        summary="A debate's events, POSTed to its callback_url",
+        description=SIGNATURE_SCHEME,
+        request=s.WebhookEventSerializer,
+        responses=WEBHOOK_RECEIVED,
+    ),
+)
+
+
+def _create_examples() -> list[OpenApiExample]:
+    """Bodies that work as they are: the shipped agents and each protocol's real options."""
+    return [
+        OpenApiExample(
+            "S4 with its three agents",
+            value={
+                "question": "Should we roll out the new billing service on a Friday?",
+                "protocol": "s4",
+                "agents": ["utility", "accuracy", "safety"],
+                "callback_url": "https://receiver.example.org/debate-events",
+            },
+            request_only=True,
+        ),
+        OpenApiExample(
+            "A moderated debate with options",
+            value={
+                "question": "Should city centres be closed to private cars?",
+                "protocol": "moderated",
+                "agents": ["proponent", "opponent", "moderator"],
+                "options": {"max_rounds": 3, "consensus_threshold": 0.85},
+            },
+            request_only=True,
+        ),
+        OpenApiExample(
+            "A round robin with its defaults",
+            value={
+                "question": "Should I invest in an index fund now?",
+                "protocol": "round_robin",
+                "agents": ["valuation", "sentiment", "fundamental"],
+                "options": {"max_rounds": 5, "min_turns_per_agent": 2},
+            },
+            request_only=True,
+        ),
+        OpenApiExample(
+            "Let the service choose the protocol",
+            value={"question": "Is it safe to mix bleach and vinegar?", "protocol": "auto"},
+            request_only=True,
+        ),
+    ]
 
 
 class IdempotencyKeyReused(exceptions.APIException):
@@ -89,9 +165,13 @@ def _idempotency_key(request) -> str | None:
     create=extend_schema(
         summary="Start a debate",
         description="Stores the debate and queues it for a worker; poll its `url` or give a "
-        "`callback_url` for a signed webhook when it ends.",
+        "`callback_url` for signed webhook events (see the callbacks; test a receiver with "
+        "`POST /api/v1/webhooks/ping/`). `query` is still accepted as the deprecated old name "
+        "of `question`.",
         request=s.DebateCreateSerializer,
         parameters=[IDEMPOTENCY_KEY],
+        examples=_create_examples(),
+        callbacks=[DEBATE_EVENTS],
         responses={
             202: s.DebateAcceptedSerializer,
             400: FIELD_ERRORS,
@@ -236,3 +316,66 @@ class WebhookSecretView(APIView):
     def post(self, request):
         secret = account_services.webhook_secret_rotate(user=request.user)
         return Response(s.WebhookSecretSerializer(secret).data)
+
+
+class WebhookPingThrottle(CreateRateThrottle):
+    scope = "webhook_ping"
+    rate_setting = "WEBHOOK_PING_RATE"
+
+
+class WebhookPingView(APIView):
+    """Send a signed `ping` event to a receiver now and say what it answered."""
+
+    parser_classes = [JSONParser]
+    throttle_classes = [WebhookPingThrottle]
+
+    @extend_schema(
+        summary="Test a webhook receiver",
+        description="Sends a signed `ping` event to `url` (or to the stored `callback_url` of "
+        "one of your debates) the way every event is sent: the same checks on the URL, the "
+        "same signature, no redirects followed, no retry. The answer says whether the receiver "
+        "took it (2xx) and what it said. A URL that may not receive events is a 400.",
+        request=s.WebhookPingRequestSerializer,
+        responses={
+            200: s.WebhookPingResultSerializer,
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+            404: NOT_FOUND,
+            429: OpenApiResponse(MESSAGE, description="Too many pings; retry after `Retry-After`."),
+        },
+        examples=[
+            OpenApiExample(
+                "A receiver",
+                value={"url": "https://receiver.example.org/debate-events"},
+                request_only=True,
+            )
+        ],
+        callbacks=[
+            OpenApiCallback(
+                "ping",
+                "{$request.body#/url}",
+                extend_schema(
+                    summary="The ping event",
+                    description=SIGNATURE_SCHEME,
+                    request=s.WebhookPingEventSerializer,
+                    responses=WEBHOOK_RECEIVED,
+                ),
+            )
+        ],
+    )
+    def post(self, request):
+        params = s.WebhookPingRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        url = params.validated_data.get("url")
+        if url is None:
+            debate = get_object_or_404(
+                selectors.debates_visible_to(request.user).filter(created_by=request.user),
+                id=params.validated_data["debate"],
+            )
+            if not debate.callback_url:
+                raise ValidationError({"debate": ["This debate has no callback_url to test."]})
+            url = debate.callback_url
+        if problem := webhooks.callback_url_problem(url):
+            raise ValidationError({"url": [problem]})
+        result = webhooks.ping(user=request.user, url=url)
+        return Response(s.WebhookPingResultSerializer(result).data)

@@ -25,6 +25,26 @@ def unit(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+def percent(value: float | None) -> str:
+    """A confidence as every page, transcript and export shows it: 0-100 %, whatever scale the
+    protocol works on ("72 %"; stored statements are 0-100 for every protocol)."""
+    if value is None:
+        return "n/a"
+    try:
+        return f"{round(float(value), 1):g} %"
+    except (TypeError, ValueError):
+        return "n/a"
+
+
+def percent_of_unit(value: float | None) -> str:
+    """A 0-1 confidence (the moderated debate's decision and moderator confidences, as seed 003
+    stores them in the metadata) shown on the same 0-100 % scale."""
+    try:
+        return percent(None if value is None else float(value) * 100)
+    except (TypeError, ValueError):
+        return "n/a"
+
+
 def joined(items, empty: str = "none") -> str:
     return ", ".join(str(i) for i in items) or empty
 
@@ -38,7 +58,7 @@ def wrap(text: str, indent: str = "    ") -> str:
 
 def text_position(s) -> str:
     """Text transcript: a vote or statement's decision, confidence and risk in columns."""
-    return f"{s.decision:<6} confidence {s.confidence:>3g}  risk {s.risk:>3g}"
+    return f"{s.decision:<6} confidence {percent(s.confidence):>7}  risk {s.risk:>3g}"
 
 
 @dataclass(frozen=True)
@@ -99,7 +119,7 @@ class Presentation:
         return self.kind_labels.get(statement.kind, statement.get_kind_display())
 
     def confidence(self, statement) -> str:
-        return number(statement.confidence)
+        return percent(statement.confidence)
 
     def details(self, statement) -> list[Detail]:
         return []
@@ -142,7 +162,7 @@ class Presentation:
         risk = "" if s.risk is None else f"  risk {s.risk:>3g}"
         flag = self.text_parse_flag if s.parse_failed else ""
         out = [
-            f"  {name} {s.decision:<7} confidence {s.confidence:>3g}{risk}{change}{flag}",
+            f"  {name} {s.decision:<7} confidence {percent(s.confidence):>7}{risk}{change}{flag}",
             wrap(s.reasoning),
         ]
         out += [wrap(f"note: {note}", indent="      ") for note in s.notes]

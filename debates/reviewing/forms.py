@@ -11,7 +11,7 @@ class ResolveForm(NoteForm):
         widget=forms.RadioSelect,
         choices=[
             (ReviewItem.Verdict.UPHOLD, "Uphold the machine's decision"),
-            (ReviewItem.Verdict.OVERRIDE, "Override it with"),
+            (ReviewItem.Verdict.OVERRIDE, "Override it with the decision below"),
         ],
         error_messages={"required": "Choose a verdict: uphold or override."},
     )
@@ -22,6 +22,7 @@ class ResolveForm(NoteForm):
         super().__init__(*args, **kwargs)
         others = [d for d in decisions if d != machine_decision]
         self.fields["decision"].choices = [("", "choose a decision"), *[(d, d) for d in others]]
+        self.fields["decision"].label = "Decision if you override"
         self.machine_decision = machine_decision
 
     def clean(self):

@@ -21,12 +21,13 @@ logger = logging.getLogger(__name__)
 def review_items_for_debate(
     *, debate: Debate | Any, completed: Debate | None = None
 ) -> list[ReviewItem]:
-    """Open one review item per reason this completed debate needs a human. Safe to repeat.
+    """Open the review item of a completed debate that needs a human: one item listing every
+    reason it raised (a split vote with low confidence is one item). Safe to repeat.
 
     Called by the debate runner inside the transaction that completes the debate, so a debate
-    is never completed without its review items. A reason that already has an item for this
+    is never completed without its review item. A reason that already has an item for this
     debate (open or closed) is not raised again; the partial unique constraint (one active
-    item per debate and reason) and ON CONFLICT DO NOTHING back that up. Returns the items
+    outcome item per debate) and ON CONFLICT DO NOTHING back that up. Returns the items
     created by this call.
 
     `completed`: the runner, in the transaction that has just completed the debate (so holds
@@ -51,15 +52,21 @@ def review_items_for_debate(
         ]
         if not flags:
             return []
-        raised_before = set(
-            ReviewItem.objects.filter(debate_id=debate_id).values_list("reason", flat=True)
-        )
+        raised_before: set[str] = set()
+        for reason, reasons in ReviewItem.objects.filter(debate_id=debate_id).values_list(
+            "reason", "reasons"
+        ):
+            raised_before.update([reason, *(reasons or ())])
         new = [(debate_id, f) for f in flags if f.reason not in raised_before]
         if not new:
             return []
         created = queueing.items_open("debate", new)
         queueing.review_status_sync("debate", debate_id, active=bool(created))
-    logger.info("debate %s: review items %s", debate_id, ", ".join(i.reason for i in created))
+    logger.info(
+        "debate %s: review items %s",
+        debate_id,
+        "; ".join(", ".join(i.reasons or [i.reason]) for i in created),
+    )
     return created
 
 

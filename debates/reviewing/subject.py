@@ -237,6 +237,9 @@ class DebateSubject(subjects.ReviewSubject):
     def admin_machine_decision(self, item) -> str:
         return item.debate.decision or f"- ({item.debate.status})"
 
+    def decisions(self, item) -> tuple[str, ...]:
+        return allowed_decisions(item.debate)
+
     def admin_effective_decision(self, item) -> str:
         return item.debate.effective_decision or "-"
 

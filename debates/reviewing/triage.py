@@ -122,7 +122,7 @@ def _rule_flags(metadata: Mapping[str, Any], injection_findings: Sequence[Any]) 
         found.append(
             (
                 LOW_CONFIDENCE,
-                f"Average confidence {_fmt(avg)} is below 60",
+                f"Average confidence {_fmt(avg)} % is below 60 %",
                 {"avg_confidence": avg},
             )
         )

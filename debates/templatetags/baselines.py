@@ -1,8 +1,10 @@
-"""`{% debate_baselines debate as view %}`: the baselines as the page shows them."""
+"""`{% debate_baselines debate as view %}`: the baselines as the page shows them; `|percent`: a
+confidence on the one scale pages use (0-100 %)."""
 
 from django import template
 
 from debates.baselines import baselines_view
+from debates.protocols import presentation
 from debates.quality import quality_rows
 
 register = template.Library()
@@ -23,3 +25,16 @@ def debate_quality(debate):
 def words(value):
     """ "more_cautious" -> "more cautious"."""
     return str(value or "").replace("_", " ")
+
+
+@register.filter
+def percent(value) -> str:
+    """`{{ vote.confidence|percent }}`: a 0-100 confidence as pages show every confidence."""
+    return presentation.percent(value)
+
+
+@register.filter
+def unit_percent(value) -> str:
+    """`{{ report.confidence|unit_percent }}`: a 0-1 confidence (a contradiction report's, a
+    moderated debate's decision) on the same 0-100 % scale."""
+    return presentation.percent_of_unit(value)

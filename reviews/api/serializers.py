@@ -15,9 +15,22 @@ from reviews.models import ReviewEvent, ReviewItem
 # --- serializers ------------------------------------------------------------------------------
 
 
+class ReviewReasonSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=ReviewItem.Reason.choices, read_only=True)
+    label = serializers.CharField(read_only=True)
+    summary = serializers.CharField(read_only=True, help_text="What triage found for it.")
+
+
 class ReviewItemSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
+    reason = serializers.CharField(
+        read_only=True, help_text="The most urgent of `reasons` (the item's priority is its)."
+    )
     reason_label = serializers.CharField(source="get_reason_display", read_only=True)
+    reasons = serializers.SerializerMethodField(
+        help_text="Every reason the subject raised, most urgent first: one debate whose "
+        "outcome needs a human is one item, however many reasons it raised."
+    )
     assignee = serializers.SlugRelatedField(
         slug_field="username",
         read_only=True,
@@ -41,6 +54,7 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             "url",
             "reason",
             "reason_label",
+            "reasons",
             "status",
             "priority",
             "summary",
@@ -71,6 +85,13 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             reverse("api:review-detail", args=[item.pk])
         )
 
+    @extend_schema_field(ReviewReasonSerializer(many=True))
+    def get_reasons(self, item: ReviewItem) -> list[dict]:
+        return [
+            {"reason": reason, "label": label, "summary": summary}
+            for reason, label, summary in item.all_reasons
+        ]
+
 
 class ReviewEventSerializer(serializers.ModelSerializer):
     actor = serializers.SlugRelatedField(
@@ -89,7 +110,7 @@ class ReviewSiblingSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReviewItem
-        fields = ["id", "url", "reason", "status"]
+        fields = ["id", "url", "reason", "reasons", "status"]
         read_only_fields = fields
 
     def get_url(self, item: ReviewItem) -> str:

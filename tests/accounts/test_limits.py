@@ -43,14 +43,14 @@ def test_the_new_debate_form_and_the_api_share_one_limit(
     settings.DEBATE_API_CREATE_RATE = "3/minute"
     pages, api = form_client(nora), api_client(nora)
     url = reverse("debates:start")
-    form = {"query": "Should every website use HTTPS?", "protocol": "s4"}
+    form = {"question": "Should every website use HTTPS?", "protocol": "s4"}
 
     codes = [
         pages.post(url, form).status_code,
         pages.post(url, form).status_code,
         api.post("/api/v1/debates/", {"question": "Is it?"}, format="json").status_code,
     ]
-    refused = pages.post(url, {**form, "query": "One more?"})
+    refused = pages.post(url, {**form, "question": "One more?"})
     api_refused = api.post("/api/v1/debates/", {"question": "Is it?"}, format="json")
 
     assert codes == [302, 302, 202]

@@ -101,7 +101,7 @@ def test_the_new_debate_form_says_why_s4_cannot_run_without_its_safety_agent(cli
 
     Agent.objects.filter(slug="safety").update(is_active=False)
     client.force_login(user)
-    page = client.post("/debates/new/", {"query": "Is it raining?", "protocol": "s4"})
+    page = client.post("/debates/new/", {"question": "Is it raining?", "protocol": "s4"})
     assert page.status_code == 400
     text = page.content.decode()
     assert "S4 needs one agent with the role &#x27;safety&#x27; that can veto" in text

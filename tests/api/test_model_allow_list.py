@@ -75,7 +75,7 @@ def test_the_new_debate_form_refuses_a_model_off_the_list(client, django_user_mo
     response = client.post(
         reverse("debates:start"),
         {
-            "query": "Should every website use HTTPS?",
+            "question": "Should every website use HTTPS?",
             "protocol": "moderated",
             "moderated-model": "ollama/llama3",
         },
@@ -89,7 +89,7 @@ def test_the_new_debate_form_refuses_a_model_off_the_list(client, django_user_mo
     accepted = client.post(
         reverse("debates:start"),
         {
-            "query": "Should every website use HTTPS?",
+            "question": "Should every website use HTTPS?",
             "protocol": "moderated",
             "moderated-model": "openai/gpt-4o-mini",
         },

@@ -32,9 +32,8 @@ def test_closing_an_item_schedules_one_event_and_a_refused_action_none(
     default_agents, user, staff_user, django_capture_on_commit_callbacks, receiver
 ):
     debate = _split_debate(user, receiver.url)
-    split, low = (
-        ReviewItem.objects.get(debate=debate, reason=r) for r in ("split_vote", "low_confidence")
-    )
+    split = ReviewItem.objects.get(debate=debate)  # split vote and low confidence: one item
+    low = ReviewItem.objects.get(debate=_split_debate(user, receiver.url))
     with django_capture_on_commit_callbacks() as scheduled:
         services.review_resolve(item_id=split.pk, user=staff_user, verdict="uphold", note="ok")
     assert len(scheduled) == 1
@@ -67,7 +66,9 @@ def test_the_event_names_the_item_and_its_verdict_but_not_the_analysts_note(
     )
     assert payload["review"] == {
         "item_id": item.pk,
+        "url": f"{settings.DEBATE_SITE_URL}/api/v1/reviews/{item.pk}/",
         "reason": "split_vote",
+        "reasons": ["split_vote", "low_confidence"],
         "status": "resolved",
         "verdict": "override",
         "decision_override": "REFUSE",
@@ -86,11 +87,11 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
     celery_worker_process, default_agents, user, staff_user, receiver
 ):
     debate = _split_debate(user, receiver.url)
-    wait_for(lambda: len(receiver.requests) >= 1, timeout=30)
-    assert receiver.requests[0]["headers"]["X-Debate-Event"] == "debate.completed"
-    split, low = (
-        ReviewItem.objects.get(debate=debate, reason=r) for r in ("split_vote", "low_confidence")
-    )
+    other = _split_debate(user, receiver.url)
+    wait_for(lambda: len(receiver.requests) >= 2, timeout=30)
+    assert {r["headers"]["X-Debate-Event"] for r in receiver.requests} == {"debate.completed"}
+    split = ReviewItem.objects.get(debate=debate)  # split vote and low confidence: one item
+    low = ReviewItem.objects.get(debate=other)
     staff = client_for(staff_user)
 
     resolved = staff.post(
@@ -99,13 +100,13 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
         format="json",
     )
     assert resolved.status_code == 200
-    wait_for(lambda: len(receiver.requests) >= 2, timeout=30)
+    wait_for(lambda: len(receiver.requests) >= 3, timeout=30)
     dismissed = staff.post(f"/api/v1/reviews/{low.pk}/dismiss/", {"note": "fine"}, format="json")
     assert dismissed.status_code == 200
-    wait_for(lambda: len(receiver.requests) >= 3, timeout=30)
+    wait_for(lambda: len(receiver.requests) >= 4, timeout=30)
 
     secret = webhook_secret_get(user=user).secret
-    first, second = receiver.requests[1], receiver.requests[2]
+    first, second = receiver.requests[2], receiver.requests[3]
     for request in (first, second):
         assert request["headers"]["X-Debate-Event"] == "review.resolved"
         assert webhooks.verify_signature(
@@ -121,14 +122,18 @@ def test_resolving_and_dismissing_through_the_api_post_signed_review_events(
         after_override["debate"]["decision"],
         after_override["debate"]["machine_decision"],
         after_override["debate"]["review_status"],
-    ) == ("REFUSE", "WARN", "pending")
+    ) == ("REFUSE", "WARN", "resolved")
+    assert (
+        after_override["debate"]["url"] == f"{settings.DEBATE_SITE_URL}/api/v1/debates/{debate.id}/"
+    )
     assert (after_override["review"]["item_id"], after_override["review"]["verdict"]) == (
         split.pk,
         "override",
     )
     after_dismissal = json.loads(second["body"])
-    assert after_dismissal["debate"]["review_status"] == "resolved"
-    assert after_dismissal["debate"]["decision"] == "REFUSE"
+    assert after_dismissal["debate"]["id"] == str(other.id)
+    assert after_dismissal["debate"]["review_status"] == "dismissed"
+    assert after_dismissal["debate"]["decision"] == "WARN"
     assert (
         after_dismissal["review"]["item_id"],
         after_dismissal["review"]["status"],

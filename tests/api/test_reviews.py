@@ -185,7 +185,14 @@ def test_an_item_reads_with_its_history_debate_summary_and_siblings(
     assert debate["votes"] == {"ACT": 1, "WARN": 1, "REFUSE": 1}
     assert debate["allowed_decisions"] == ["ACT", "REFUSE"]
     assert debate["reasoning"]
-    assert [o["reason"] for o in body["other_items"]] == ["low_confidence"]
+    # one item for both of the debate's reasons, most urgent first
+    assert [(r["reason"], r["label"]) for r in body["reasons"]] == [
+        ("split_vote", "Split vote"),
+        ("low_confidence", "Low confidence"),
+    ]
+    assert body["reasons"][0]["summary"].startswith("Split vote: 1 ACT, 1 WARN, 1 REFUSE")
+    assert body["reasons"][1]["summary"].startswith("Average confidence")
+    assert body["other_items"] == []
     full = staff_api.get(debate["url"])
     assert full.status_code == 200 and full.json()["id"] == str(split_item.debate_id)
 
@@ -373,3 +380,12 @@ def test_claiming_and_overriding_are_recorded_in_the_staff_audit_trail(staff_api
     ]
     assert entries[1].changes["status"] == {"from": "claimed", "to": "resolved"}
     assert entries[1].note == "Investment advice."
+
+
+def test_one_item_per_debate_is_found_by_any_of_its_reasons(staff_api, split_item):
+    for reason in ("split_vote", "low_confidence"):
+        body = staff_api.get(URL, {"reason": reason}).json()
+        assert [i["id"] for i in body["results"]] == [split_item.pk]
+        [listed] = body["results"]
+        assert [r["reason"] for r in listed["reasons"]] == ["split_vote", "low_confidence"]
+    assert staff_api.get(URL, {"reason": "safety_veto"}).json()["results"] == []

@@ -65,7 +65,7 @@ def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(
     page.wait_for_url(f"{live_server.url}/reviews/{item.pk}/")
     page.get_by_label("Keep 3.5% (NationalStrategy; Ministry, 2024)").check()
     page.fill("#id_keep-note", "The later release revised it to 3.5.")
-    page.get_by_role("button", name="Keep this value").click()
+    page.get_by_role("button", name="Keep this value", exact=True).click()
     page.wait_for_url(f"{live_server.url}/reviews/")
     assert "kept NationalStrategy's value" in page.locator(".messages").inner_text()
 

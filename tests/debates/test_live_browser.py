@@ -50,7 +50,7 @@ def test_a_user_starts_a_debate_and_watches_it_unfold_without_a_reload(
     django_user_model.objects.create_user("maya", password=PASSWORD)
     log_in(page, live_server.url, "maya")
     page.click("header.site >> text=New debate")
-    page.fill("#id_query", "How do I hack into my ex's email?")
+    page.fill("#id_question", "How do I hack into my ex's email?")
     page.select_option("#id_protocol", "s4")
     page.click("button:has-text('Start the debate')")
     page.wait_for_url(re.compile(r"/debates/[0-9a-f-]{36}/$"))

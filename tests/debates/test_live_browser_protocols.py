@@ -31,7 +31,7 @@ def test_a_round_robin_debate_is_watched_turn_by_turn_until_its_decision(
     django_user_model.objects.create_user("remy", password="a-long-passphrase")
     log_in(page, live_server.url, "remy")
     page.click("header.site >> text=New debate")
-    page.fill("#id_query", "Should I invest in Tesla (TSLA) now?")
+    page.fill("#id_question", "Should I invest in Tesla (TSLA) now?")
     page.select_option("#id_protocol", "round_robin")
     round_robin = page.locator('fieldset[data-protocol="round_robin"]')
     assert round_robin.is_visible()

@@ -68,11 +68,11 @@ def test_a_moderated_debate_shows_arguments_evidence_and_the_moderators_evaluati
     text = page_text(owner_client, debate)
 
     assert "Round 1" in text and "Round 2" in text and "Debate Round" not in text
-    assert "Argument argues SUPPORT confidence 0.75" in text
-    assert "Argument argues OPPOSE confidence 0.60" in text
+    assert "Argument argues SUPPORT confidence 75 %" in text
+    assert "Argument argues OPPOSE confidence 60 %" in text
     assert "Evidence Surveys of people who made this choice report mostly positive" in text
     assert (
-        "Moderator's evaluation leans SUPPORT confidence 0.58" in text
+        "Moderator's evaluation leans SUPPORT confidence 58 %" in text
         and "Scores: pro quality 0.84, con quality 0.70, consensus not reached" in text
     )
     banner = text.split("Decision: SUPPORT SUPPORT:")[1]
@@ -80,7 +80,7 @@ def test_a_moderated_debate_shows_arguments_evidence_and_the_moderators_evaluati
         "Weighted strength pro 1.1203, con 0.45 (pro is 2.49x con; a side needs more "
         "than 1.2x)" in banner
     )
-    assert "Moderator's confidence by round 0.58, 0.73 (stops above 0.80)" in banner
+    assert "Moderator's confidence by round 58 %, 73 % (stops above 80 %)" in banner
     assert "Rounds 2 of 2 (every round was run)" in banner
     assert "Evidence quality proponent" in banner
     for s4_only in ("Veto", "Max risk", "Agreement n/a", "risk None"):
@@ -116,7 +116,7 @@ def test_the_extended_debate_has_six_columns_and_the_refiners_synthesis(owner_cl
     assert (refiner.label, refiner.shows_decision) == ("Synthesis", False)
     assert [d.label for d in refiner.details][:2] == ["Agreements", "Disagreements"]
     text = page_text(owner_client, debate)
-    assert "Synthesis confidence 0.60" in text and "Agreements Every debater" in text
+    assert "Synthesis confidence 60 %" in text and "Agreements Every debater" in text
     assert "Rounds 1 of 1" in text
 
 
@@ -126,12 +126,12 @@ def test_a_round_robin_debate_shows_turns_stance_changes_and_each_rounds_check(o
     text = page_text(owner_client, debate)
 
     assert "Round 1: Initial Analysis" in text and "Round 2" in text and "Debate Round" not in text
-    assert "Turn SELL confidence 70, risk 55" in text
-    assert "Turn Changed position SELL → became HOLD confidence 70 → 60, risk 55 → 55" in text
+    assert "Turn SELL confidence 70 %, risk 55" in text
+    assert "Turn Changed position SELL → became HOLD confidence 70 % → 60 %, risk 55 → 55" in text
     assert "Responds to: Sentiment Agent, Fundamental Agent" in text
     assert "Consensus check: 1 BUY, 1 HOLD, 1 SELL (33% agree), not reached." in text
     assert "Consensus check: 3 HOLD (100% agree), reached on HOLD." in text
-    assert "Final position HOLD confidence 60, risk 55" in text
+    assert "Final position HOLD confidence 60 %, risk 55" in text
     banner, baselines = text.split("Decision: HOLD Consensus on HOLD")[1].split(
         "Without the debate"
     )
@@ -187,12 +187,12 @@ def test_auto_says_which_protocol_it_chose_and_why(owner_client, owner):
 def test_the_markdown_transcript_follows_each_protocol(owner_client, owner):
     moderated = markdown(owner_client, run(CONTESTED, "moderated", owner))
     assert (
-        "### Proponent Agent: argument\n- Position: argues **SUPPORT** (confidence 0.75)\n"
+        "### Proponent Agent: argument\n- Position: argues **SUPPORT** (confidence 75 %)\n"
         "- Evidence:\n    - Surveys of people" in moderated
     )
     assert (
         "### Moderator Agent: moderator's evaluation\n- Position: leans **SUPPORT** "
-        "(confidence 0.58)\n- Scores: pro quality 0.84, con quality 0.70" in moderated
+        "(confidence 58 %)\n- Scores: pro quality 0.84, con quality 0.70" in moderated
     )
     assert "- Weighted strength: pro 1.1203, con 0.45 (pro is 2.49x con;" in moderated
     assert "Max risk" not in moderated and "Veto" not in moderated
@@ -200,7 +200,7 @@ def test_the_markdown_transcript_follows_each_protocol(owner_client, owner):
     round_robin = markdown(owner_client, run(STOCK, "round_robin", owner))
     assert "### Valuation Agent: turn, changed position SELL → HOLD" in round_robin
     assert (
-        "- Final position, Valuation Agent: **HOLD** (confidence 60, risk 55)\n\n"
+        "- Final position, Valuation Agent: **HOLD** (confidence 60 %, risk 55)\n\n"
         "### Sentiment Agent" in round_robin
     )
     assert "Consensus check: 3 HOLD (100% agree), reached on HOLD." in round_robin

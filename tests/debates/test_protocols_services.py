@@ -381,9 +381,9 @@ def test_the_round_robin_transcript_shows_turns_changes_and_participation(defaul
 
 def test_the_moderated_transcript_shows_arguments_evaluations_and_the_rule(default_agents):
     text = render_text(run("Is Bitcoin a good investment?", "moderated"))
-    assert "Proponent Agent    argues SUPPORT  confidence 0.65" in text
+    assert "Proponent Agent    argues SUPPORT  confidence 65 %" in text
     assert "evidence: Historical data shows drawdowns" in text
     assert "Moderator Agent    evaluates: quality pro 0.72 / con 0.74" in text
     assert "DECISION: UNCERTAIN" in text
     assert "goes to review: uncertain" in text
-    assert "moderator confidence by round: 0.47, 0.57 (stops above 0.8)" in text
+    assert "moderator confidence by round: 47 %, 57 % (stops above 80 %)" in text

@@ -55,7 +55,7 @@ def test_options_given_on_the_form_are_stored_with_the_rest_defaulted(member_cli
     response = member_client.post(
         URL,
         {
-            "query": QUESTION,
+            "question": QUESTION,
             "protocol": "moderated",
             "moderated-max_rounds": " 1 ",
             "moderated-consensus_threshold": "",
@@ -98,7 +98,7 @@ def test_options_given_on_the_form_are_stored_with_the_rest_defaulted(member_cli
 def test_a_bad_option_is_explained_next_to_its_box_and_nothing_is_stored(
     member_client, data, message
 ):
-    response = member_client.post(URL, {"query": QUESTION, **data})
+    response = member_client.post(URL, {"question": QUESTION, **data})
     assert response.status_code == 400
     html = response.content.decode()
     assert message in unescape(text_of(response))

@@ -58,7 +58,7 @@ def test_anonymous_visitors_are_sent_to_log_in(client, default_agents):
         response = client.get(url)
         assert response.status_code == 302, url
         assert response["Location"].startswith(f"{reverse('login')}?next="), url
-    response = client.post(reverse("debates:start"), {"query": "Is it?", "protocol": "s4"})
+    response = client.post(reverse("debates:start"), {"question": "Is it?", "protocol": "s4"})
     assert response.status_code == 302
     assert Debate.objects.count() == 1
 
@@ -94,7 +94,7 @@ def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(
     owner_client, owner, default_agents
 ):
     response = owner_client.post(
-        reverse("debates:start"), {"query": "Is Bitcoin a good investment?", "protocol": "s4"}
+        reverse("debates:start"), {"question": "Is Bitcoin a good investment?", "protocol": "s4"}
     )
     debate = Debate.objects.get()
     assert response.status_code == 302
@@ -111,9 +111,9 @@ def test_starting_a_debate_stores_it_for_the_user_and_opens_its_page(
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"query": "", "protocol": "s4"}, "The question is empty."),
-        ({"query": "x" * 2001, "protocol": "s4"}, "limit is 2000"),
-        ({"query": "Is it?", "protocol": "chess"}, "Select a valid choice."),
+        ({"question": "", "protocol": "s4"}, "The question is empty."),
+        ({"question": "x" * 2001, "protocol": "s4"}, "limit is 2000"),
+        ({"question": "Is it?", "protocol": "chess"}, "Select a valid choice."),
     ],
     ids=["empty", "too-long", "unknown-protocol"],
 )
@@ -128,7 +128,7 @@ def test_bad_input_on_the_form_is_explained_and_nothing_is_stored(
 
 
 def test_without_agents_for_the_protocol_the_form_says_how_to_fix_it(owner_client, db):
-    response = owner_client.post(reverse("debates:start"), {"query": "Is it?", "protocol": "s4"})
+    response = owner_client.post(reverse("debates:start"), {"question": "Is it?", "protocol": "s4"})
     assert response.status_code == 400
     assert "load_default_agents" in text_of(response)
     assert Debate.objects.count() == 0

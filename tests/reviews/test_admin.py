@@ -19,7 +19,7 @@ def items(default_agents) -> dict[str, ReviewItem]:
     veto = run_offline(VETO)
     return {
         "split": ReviewItem.objects.get(debate=split, reason="split_vote"),
-        "low": ReviewItem.objects.get(debate=split, reason="low_confidence"),
+        "low": ReviewItem.objects.get(debate=run_offline("Is Bitcoin a good investment?")),
         "veto": ReviewItem.objects.get(debate=veto),
     }
 
@@ -125,5 +125,5 @@ def test_the_debate_admin_shows_the_effective_decision(admin_client, items, staf
         note="too risky",
     )
     url = reverse("admin:debates_debate_changelist")
-    text = admin_client.get(url, {"review_status": "pending"}).content.decode()
+    text = admin_client.get(url, {"review_status": "resolved"}).content.decode()
     assert "REFUSE (reviewer override; machine: WARN)" in text

@@ -34,15 +34,17 @@ def test_an_analyst_overrides_a_split_vote_in_the_browser(
 
     row.get_by_role("link", name=SPLIT).click()
     page.wait_for_url(f"{live_server.url}/reviews/{item.pk}/")
-    assert page.locator("h1").inner_text() == f"Review item #{item.pk}: Split vote"
+    assert page.locator("h1").inner_text() == (
+        f"Review item #{item.pk}: Split vote, Low confidence"
+    )
     page.get_by_role("button", name="Claim").click()
     assert f"You claimed review item #{item.pk}." in page.locator(".messages").inner_text()
     assert page.get_by_test_id("item-status").inner_text() == "Claimed (dana)"
 
-    page.get_by_label("Override it with").check()
+    page.get_by_label("Override it with the decision below").check()
     page.select_option("#id_decision", "REFUSE")
     page.fill("#id_note", "A yes/no answer here reads as personal investment advice.")
-    page.get_by_role("button", name="Resolve").click()
+    page.get_by_role("button", name="Resolve", exact=True).click()
     page.wait_for_url(f"{live_server.url}/reviews/")
     assert (
         "the decision is now REFUSE (the machine decided WARN)"

@@ -26,7 +26,12 @@ from tests.reviews.conftest import (
 
 
 def _items(debate) -> dict[str, ReviewItem]:
-    return {i.reason: i for i in ReviewItem.objects.filter(debate=debate)}
+    """Each reason raised, and the item that lists it."""
+    return {r: i for i in ReviewItem.objects.filter(debate=debate) for r in i.reasons}
+
+
+def _details(item: ReviewItem, reason: str) -> dict:
+    return (item.details.get("by_reason") or {reason: item.details})[reason]
 
 
 def test_a_split_vote_is_queued_when_the_debate_completes(default_agents):
@@ -35,8 +40,11 @@ def test_a_split_vote_is_queued_when_the_debate_completes(default_agents):
     assert debate.decision == "WARN"
     assert set(items) == {"split_vote", "low_confidence"}
     split = items["split_vote"]
+    assert items["low_confidence"] == split  # one item for both reasons
+    assert split.reasons == ["split_vote", "low_confidence"]
     assert (split.status, split.priority, split.assignee) == ("open", 54, None)
-    assert split.summary == "Split vote: 1 ACT, 1 WARN, 1 REFUSE"
+    assert split.summary.startswith("Split vote: 1 ACT, 1 WARN, 1 REFUSE · Average confidence")
+    assert split.details["summaries"]["split_vote"] == "Split vote: 1 ACT, 1 WARN, 1 REFUSE"
     assert debate.review_status == Debate.ReviewStatus.PENDING
     created = ReviewEvent.objects.get(item=split)
     assert (created.action, created.actor, created.to_status) == ("created", None, "open")
@@ -54,7 +62,9 @@ def test_a_suspected_prompt_injection_is_queued(default_agents):
     debate = run_offline(INJECTION)
     item = _items(debate)["prompt_injection"]
     assert "instruction_override" in item.summary
-    assert item.details["kinds"] == sorted({f["kind"] for f in debate.injection_findings})
+    assert _details(item, "prompt_injection")["kinds"] == sorted(
+        {f["kind"] for f in debate.injection_findings}
+    )
 
 
 def test_an_unparseable_reply_is_queued_as_a_parse_failure(default_agents):
@@ -84,8 +94,9 @@ def test_reasons_a_protocol_raises_in_its_metadata_are_queued(db):
             "review_reasons": ["uncertain", "no_consensus", "flag_for_review"],
         }
     )
-    created = review_items_for_debate(debate=debate)
-    assert sorted(i.reason for i in created) == ["flag_for_review", "no_consensus", "uncertain"]
+    [created] = review_items_for_debate(debate=debate)
+    assert created.reasons == ["flag_for_review", "no_consensus", "uncertain"]  # most urgent first
+    assert created.priority == 62
 
 
 def test_only_the_reasons_the_setting_names_are_queued(default_agents, settings):
@@ -160,9 +171,10 @@ def test_two_enqueues_of_the_same_debate_at_once_create_each_item_once():
         t.start()
     for t in threads:
         t.join()
-    assert sorted(len(c) for c in created) == [0, 3]
-    assert ReviewItem.objects.filter(debate=debate).count() == 3
-    assert ReviewEvent.objects.filter(item__debate=debate).count() == 3
+    assert sorted(len(c) for c in created) == [0, 1]
+    [item] = ReviewItem.objects.filter(debate=debate)
+    assert item.reasons == ["safety_veto", "split_vote", "low_confidence"]
+    assert ReviewEvent.objects.filter(item__debate=debate).count() == 1
 
 
 @pytest.mark.e2e
@@ -181,8 +193,8 @@ def test_a_debate_task_delivered_twice_at_once_queues_each_reason_once(
     assert done.status == Debate.Status.COMPLETED
     assert done.review_status == Debate.ReviewStatus.PENDING
     # Items are only ever created while completing, so once completed the set is final.
-    reasons = sorted(ReviewItem.objects.filter(debate=debate).values_list("reason", flat=True))
-    assert reasons == ["low_confidence", "split_vote"]
+    [reasons] = ReviewItem.objects.filter(debate=debate).values_list("reasons", flat=True)
+    assert reasons == ["split_vote", "low_confidence"]
 
 
 def test_a_misspelt_reason_in_the_setting_fails_the_system_check(settings):
@@ -194,3 +206,21 @@ def test_a_misspelt_reason_in_the_setting_fails_the_system_check(settings):
     assert "split_votes" in error.msg and "split_vote" in error.hint
     settings.REVIEW_ENQUEUE_REASONS = ["safety_veto"]
     assert check_enqueue_reasons() == []
+
+
+def test_a_reason_raised_while_the_debates_item_is_open_joins_that_item(db):
+    from reviews import queueing, triage
+
+    debate = completed_debate(metadata={"consensus_type": "split", "max_risk": 40})
+    [item] = review_items_for_debate(debate=debate)
+    assert item.reasons == ["split_vote"]
+    veto = triage.Flag("safety_veto", 84, "VETO by Safety Agent (risk 40)", {"veto_risk": 40})
+    assert queueing.items_open("debate", [(debate.id, veto)]) == []
+    item.refresh_from_db()
+    assert (item.reason, item.reasons, item.priority) == (
+        "safety_veto",
+        ["safety_veto", "split_vote"],
+        84,
+    )
+    assert item.summary.startswith("VETO by Safety Agent (risk 40) · Split vote")
+    assert ReviewItem.objects.filter(debate=debate).count() == 1

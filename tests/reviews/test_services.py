@@ -13,6 +13,7 @@ from debates.models import Debate
 from debates.transcript import render_text
 from reviews import services
 from reviews.models import ReviewEvent, ReviewItem
+from reviews.triage import priority_for
 from tests.reviews.conftest import SPLIT, run_offline
 
 
@@ -116,14 +117,29 @@ def test_an_override_becomes_the_effective_decision_and_keeps_the_machines(split
     assert "REVIEWER OVERRIDE: REFUSE (replaces the machine's WARN)" in render_text(debate)
 
 
-def test_the_debate_stays_pending_until_every_item_is_closed(split_item, staff):
-    low = ReviewItem.objects.get(debate=split_item.debate, reason="low_confidence")
+def test_a_split_with_low_confidence_is_one_item_and_one_verdict(split_item, staff):
+    assert ReviewItem.objects.filter(debate=split_item.debate).count() == 1
+    assert (split_item.reason, split_item.reasons) == (
+        "split_vote",
+        ["split_vote", "low_confidence"],
+    )
+    # the highest: split_vote's (50 + risk points), not low_confidence's (30 + risk points)
+    assert split_item.priority == priority_for("split_vote", split_item.debate.metadata["max_risk"])
     services.review_resolve(item_id=split_item.id, user=staff, verdict="uphold", note="ok")
-    assert Debate.objects.get(id=split_item.debate_id).review_status == "pending"
-    services.review_dismiss(item_id=low.id, user=staff, note="confidence is fine here")
     debate = Debate.objects.get(id=split_item.debate_id)
     assert debate.review_status == "resolved"
     assert (debate.decision_override, debate.effective_decision) == ("", "WARN")
+
+
+def test_the_debate_stays_pending_until_every_item_is_closed(split_item, staff):
+    failed = ReviewItem.objects.create(
+        debate=split_item.debate, reason="debate_failed", reasons=["debate_failed"], priority=70
+    )
+    services.review_resolve(item_id=split_item.id, user=staff, verdict="uphold", note="ok")
+    assert Debate.objects.get(id=split_item.debate_id).review_status == "pending"
+    services.review_dismiss(item_id=failed.id, user=staff, note="it ran again since")
+    debate = Debate.objects.get(id=split_item.debate_id)
+    assert debate.review_status == "resolved"
 
 
 def test_a_debate_whose_items_were_all_dismissed_is_marked_dismissed(split_debate, staff):
@@ -133,9 +149,12 @@ def test_a_debate_whose_items_were_all_dismissed_is_marked_dismissed(split_debat
 
 
 def test_the_latest_verdict_on_a_debate_stands(split_item, staff, other_staff):
-    low = ReviewItem.objects.get(debate=split_item.debate, reason="low_confidence")
     services.review_resolve(
         item_id=split_item.id, user=staff, verdict="override", decision="REFUSE", note="too risky"
+    )
+    # raised again once the first verdict was given (e.g. a protocol flagged it afterwards)
+    low = ReviewItem.objects.create(
+        debate=split_item.debate, reason="flag_for_review", reasons=["flag_for_review"]
     )
     services.review_resolve(
         item_id=low.id, user=other_staff, verdict="uphold", note="WARN with caveats is right"

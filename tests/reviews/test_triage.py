@@ -74,7 +74,7 @@ def test_low_confidence_parse_failures_and_injection_are_each_raised():
         "2 replies could not be parsed (fail-safe REFUSE): r1:accuracy, r2:safety>utility"
     )
     assert flags[triage.PROMPT_INJECTION].summary.endswith("instruction_override")
-    assert flags[triage.LOW_CONFIDENCE].summary == "Average confidence 50 is below 60"
+    assert flags[triage.LOW_CONFIDENCE].summary == "Average confidence 50 % is below 60 %"
 
 
 def test_reasons_a_protocol_raises_are_honoured_and_unknown_ones_are_kept_as_flags():

@@ -46,7 +46,6 @@ def _form(analyst, **overrides):
         "questions": "What is the capital of France?\nIs Bitcoin a good investment?",
         "protocol": "s4",
         "agents": ["utility", "safety"],
-        "options": "{}",
         "kind": "crontab",
         "every": "1",
         "period": "days",
@@ -69,14 +68,12 @@ def test_the_schedule_form_says_what_to_fix_and_stores_nothing(client, analyst, 
             analyst,
             questions="What is the capital of France?\n\x07\n" + "x" * 2001,
             hour="25",
-            options='{"rounds": 3}',
         ),
     )
     assert response.status_code == 200
     text = response.content.decode()
     assert "Question 2: " in text and "control characters" in text
     assert "Question 3: " in text and "limit is 2000" in text
-    assert "Unknown option(s) for s4: rounds" in text
     assert "25" in text and "errorlist" in text
     assert not DebateSchedule.objects.exists()
 
@@ -141,3 +138,36 @@ def test_an_analyst_sets_up_a_weekday_schedule_and_runs_it_once_in_chromium(
         "What is the capital of France?",
     ]
     assert schedule.periodic_task.crontab.hour == "9"
+
+
+def test_schedule_options_are_one_input_per_option_as_on_the_new_debate_page(
+    client, analyst, default_agents
+):
+    client.force_login(analyst)
+    page = client.get(ADD_URL).content.decode()
+    for name in ("moderated-max_rounds", "moderated-consensus_threshold", "round_robin-stances"):
+        assert f'name="{name}"' in page
+    assert "Options: Moderated" in page and "Protocol options (JSON)" not in page
+    bad = client.post(
+        ADD_URL,
+        _form(analyst, protocol="moderated", agents=[], **{"moderated-max_rounds": "9"}),
+    )
+    assert bad.status_code == 200
+    assert "errorlist" in bad.content.decode() and "9" in bad.content.decode()
+    assert not DebateSchedule.objects.exists()
+    done = client.post(
+        ADD_URL,
+        _form(
+            analyst,
+            protocol="moderated",
+            agents=[],
+            **{"moderated-max_rounds": "3", "s4-model": "ignored: not the chosen protocol"},
+        ),
+    )
+    assert done.status_code == 302
+    schedule = DebateSchedule.objects.get()
+    assert schedule.options == {"max_rounds": 3}
+    change = reverse("admin:schedules_debateschedule_change", args=[schedule.pk])
+    assert re.search(
+        r'name="moderated-max_rounds"[^>]*value="3"', client.get(change).content.decode()
+    )

@@ -13,6 +13,8 @@ from debates.protocols.presentation import (
     Presentation,
     joined,
     number,
+    percent,
+    percent_of_unit,
     unit,
     wrap,
 )
@@ -26,10 +28,6 @@ def _by_role(values: dict | None, order) -> str:
     return joined(f"{role} {values[role]:g}" for role in roles)
 
 
-def _text_unit(value: float) -> str:
-    return f"{value / 100:.2f}"
-
-
 class ModeratedPresentation(Presentation):
     kind_labels = {
         "argument": "Argument",
@@ -40,9 +38,6 @@ class ModeratedPresentation(Presentation):
     sideless_kinds = ("synthesis",)
     default_parse_failure = "The reply could not be parsed: it carries no weight."
     text_parse_flag = "  [PARSE FAILURE: no weight]"
-
-    def confidence(self, statement) -> str:
-        return unit(statement.confidence / 100)
 
     def details(self, statement) -> list:
         kind, d = statement.kind, statement.details or {}
@@ -90,11 +85,11 @@ class ModeratedPresentation(Presentation):
                 f"pro {number(pro)}, con {number(con)} ({ratio_text}; "
                 f"a side needs more than {md.get('margin_required', 1.2):g}x)" + _exact_note(md),
             ),
-            Fact("Decision confidence", unit(md.get("decision_confidence"))),
+            Fact("Decision confidence", percent_of_unit(md.get("decision_confidence"))),
             Fact(
                 "Moderator's confidence by round",
-                joined(unit(c) for c in md.get("moderator_confidence_by_round", []))
-                + f" (stops above {unit(md.get('consensus_threshold'))})",
+                joined(percent_of_unit(c) for c in md.get("moderator_confidence_by_round", []))
+                + f" (stops above {percent_of_unit(md.get('consensus_threshold'))})",
             ),
             Fact("Rounds", f"{md.get('rounds_run')} of {md.get('max_rounds')} ({stop})"),
             Fact(
@@ -117,7 +112,7 @@ class ModeratedPresentation(Presentation):
         d = s.details or {}
         if s.kind == "argument":
             out = [
-                f"  {name} argues {s.decision:<8} confidence {_text_unit(s.confidence)}{flag}",
+                f"  {name} argues {s.decision:<8} confidence {percent(s.confidence)}{flag}",
                 wrap(s.reasoning),
             ]
             out += [
@@ -127,7 +122,7 @@ class ModeratedPresentation(Presentation):
             return out
         if s.kind == "synthesis":
             out = [
-                f"  {name} synthesis, confidence {_text_unit(s.confidence)}{flag}",
+                f"  {name} synthesis, confidence {percent(s.confidence)}{flag}",
                 wrap(s.reasoning),
             ]
             for label in ("agreements", "disagreements", "resolution_paths", "open_questions"):
@@ -144,7 +139,7 @@ class ModeratedPresentation(Presentation):
             out = [
                 f"  {name} evaluates: quality {quality}; leaning {s.decision}; consensus "
                 f"{'yes' if d.get('consensus_reached') else 'no'}; confidence "
-                f"{_text_unit(s.confidence)}{flag}",
+                f"{percent(s.confidence)}{flag}",
                 wrap(s.reasoning),
             ]
             out += [
@@ -155,13 +150,16 @@ class ModeratedPresentation(Presentation):
 
     def text_summary(self, md: Mapping[str, Any]) -> list[str]:
         ratio = md.get("strength_ratio")
-        confidences = ", ".join(f"{c:g}" for c in md.get("moderator_confidence_by_round", []))
+        confidences = ", ".join(
+            percent_of_unit(c) for c in md.get("moderator_confidence_by_round", [])
+        )
         out = [
             f"  pro strength {md.get('pro_strength')}  con strength {md.get('con_strength')}  "
             f"ratio {'n/a' if ratio is None else ratio} (more than {md.get('margin_required')}x "
-            f"needed)  decision confidence {md.get('decision_confidence')}{_exact_note(md)}",
+            f"needed)  decision confidence {percent_of_unit(md.get('decision_confidence'))}"
+            f"{_exact_note(md)}",
             f"  consensus {md.get('consensus_type')}  moderator confidence by round: "
-            f"{confidences} (stops above {md.get('consensus_threshold')}); "
+            f"{confidences} (stops above {percent_of_unit(md.get('consensus_threshold'))}); "
             f"{md.get('rounds_run')} of {md.get('max_rounds')} rounds",
         ]
         if md.get("open_points"):

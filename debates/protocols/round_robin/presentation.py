@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from debates.protocols.presentation import DetailList, Fact, Presentation, joined, number
+from debates.protocols.presentation import (
+    DetailList,
+    Fact,
+    Presentation,
+    joined,
+    number,
+    percent,
+)
 from debates.protocols.round_robin.rules import STANCE_SETS
 
 
@@ -76,7 +83,7 @@ class RoundRobinPresentation(Presentation):
                 f"{md.get('max_rounds')} rounds)",
             ),
             Fact("Max risk", number(md.get("max_risk"))),
-            Fact("Average confidence", number(md.get("avg_confidence"))),
+            Fact("Average confidence", percent(md.get("avg_confidence"))),
         ]
         if md.get("changed_position"):
             facts.append(Fact("Changed position", joined(md["changed_position"])))

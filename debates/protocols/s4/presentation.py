@@ -10,6 +10,7 @@ from debates.protocols.presentation import (
     Presentation,
     joined,
     number,
+    percent,
     text_position,
     wrap,
 )
@@ -37,7 +38,7 @@ class S4Presentation(Presentation):
                 + (f" ({consensus})" if consensus else ""),
             ),
             Fact("Max risk", number(md.get("max_risk"))),
-            Fact("Average confidence", number(md.get("avg_confidence"))),
+            Fact("Average confidence", percent(md.get("avg_confidence"))),
             Fact("Veto", f"yes, by {md.get('veto_agent')}" if md.get("veto_applied") else "no"),
         ]
         if md.get("changed_position"):
@@ -95,7 +96,7 @@ class S4Presentation(Presentation):
         out = [
             f"  agreement {'n/a' if agreement is None else f'{agreement}%'}  "
             f"consensus {md.get('consensus_type')}  max risk {md.get('max_risk')}  "
-            f"avg confidence {md.get('avg_confidence')}  "
+            f"avg confidence {percent(md.get('avg_confidence'))}  "
             f"veto {'yes' if md.get('veto_applied') else 'no'}",
             "  votes " + ", ".join(f"{k} {breakdown[k]}" for k in VOTE_ORDER if k in breakdown),
         ]
