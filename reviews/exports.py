@@ -11,6 +11,7 @@ REVIEW_ITEM_COLUMNS = (
     Column("id", "id"),
     Column("created_at", "created_at"),
     Column("reason", "reason"),
+    Column("reasons", "reasons", format=" ".join),
     Column("priority", "priority"),
     Column("status", "status"),
     Column("summary", "summary"),

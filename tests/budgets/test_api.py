@@ -187,7 +187,7 @@ def test_usage_needs_credentials():
 def test_the_start_page_and_the_command_line_say_the_same(ana, default_agents, settings, client):
     settings.BUDGET_USER_DAILY_TOKENS = 100
     client.force_login(ana)
-    response = client.post("/debates/new/", {"query": QUESTION, "protocol": "s4"})
+    response = client.post("/debates/new/", {"question": QUESTION, "protocol": "s4"})
     assert response.status_code == 400
     assert "Spending limit reached: your daily token limit (user_daily_tokens)" in (
         response.content.decode()

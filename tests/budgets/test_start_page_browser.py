@@ -27,12 +27,12 @@ def test_a_user_over_budget_is_told_which_limit_and_when_it_resets(
     )
     log_in(page, live_server.url, "maya")
     page.click("header.site >> text=New debate")
-    page.fill("#id_query", "Should we adopt a four-day work week?")
+    page.fill("#id_question", "Should we adopt a four-day work week?")
     page.click("button:has-text('Start the debate')")
 
     shown = page.locator(".errorlist").first.inner_text()
     assert "Spending limit reached: your daily cost limit (user_daily_cost) is $0.5000" in shown
     assert "$0.5000 is used or reserved; it resets at" in shown
-    assert page.input_value("#id_query") == "Should we adopt a four-day work week?"
+    assert page.input_value("#id_question") == "Should we adopt a four-day work week?"
     page.screenshot(path=str(artifacts_dir / "budget-start-refused.png"), full_page=True)
     assert not Debate.objects.exists()
