@@ -24,11 +24,17 @@ BEAT_MODELS = {
 
 
 def is_operator(user) -> bool:
-    return bool(
-        user.is_active
-        and user.is_staff
-        and (user.is_superuser or user.groups.filter(name=OPERATOR).exists())
-    )
+    """Whether `user` may see the section; remembered on the user object, which lives for one
+    request (the admin asks once per model and per permission on every page)."""
+    cached = getattr(user, "_beat_operator", None)
+    if cached is None:
+        cached = bool(
+            user.is_active
+            and user.is_staff
+            and (user.is_superuser or user.groups.filter(name=OPERATOR).exists())
+        )
+        user._beat_operator = cached
+    return cached
 
 
 class OperatorOnly:
