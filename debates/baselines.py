@@ -107,6 +107,7 @@ def finished_fields(
     )
     return result, {**stored_fields(result), "quality": scores}
 
+
 def stored_fields(result: evaluation.Baselines) -> dict[str, Any]:
     return {
         "rules_version": result.rules_version,

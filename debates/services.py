@@ -371,11 +371,11 @@ class _DebateRunner:
             failed: list[str] = []
 
             def store(answered):
-                outstanding.difference_update(key for key, _ in answered)
+                outstanding.difference_update(key for key, *_ in answered)
                 results.update(
                     self._store(
                         rnd,
-                        [(by_key[key], response) for key, response in answered],
+                        [(by_key[key], response, paid) for key, response, paid in answered],
                         closes_round=step.closes_round and not outstanding and not failed,
                     )
                 )
@@ -390,6 +390,7 @@ class _DebateRunner:
                 max_workers=settings.DEBATE_MAX_CONCURRENT_CALLS,
                 on_returned=store,
                 on_failed=store_failure,
+                store_settles=True,
             )
             if errors:
                 stops = [e for e in errors if isinstance(e, gateway.BudgetStop)]
@@ -425,16 +426,18 @@ class _DebateRunner:
     def _store(
         self,
         rnd: Round,
-        answered: list[tuple[CallRequest, gateway.LLMResponse]],
+        answered: list[tuple[CallRequest, gateway.LLMResponse, gateway.Settlement | None]],
         *,
         closes_round: bool = False,
     ) -> Results:
-        """Store replies as they return, each in one statement (`_store_one`); the last one of a
-        step that closes its round also closes the round."""
+        """Store replies as they return, each in one statement (`_store_one`), which settles
+        its spending too; the last one of a step that closes its round also closes the round."""
         replies: Results = {}
-        for i, (request, response) in enumerate(answered):
+        for i, (request, response, paid) in enumerate(answered):
             last = closes_round and i == len(answered) - 1
-            replies[request.key] = self._store_one(rnd, request, response, closes_round=last)
+            replies[request.key] = self._store_one(
+                rnd, request, response, closes_round=last, paid=paid
+            )
         return replies
 
     def _store_one(
@@ -444,10 +447,11 @@ class _DebateRunner:
         response: gateway.LLMResponse,
         *,
         closes_round: bool,
+        paid: gateway.Settlement | None = None,
     ):
         """One returned call in one statement (atomic on its own, one round trip): the call's
-        record, the statement or challenge it made, the round's end if it is the last, and
-        whatever `_store_extras` adds."""
+        record, the statement or challenge it made, the round's end if it is the last, the
+        settling of its spending (`paid`), and whatever `_store_extras` adds."""
         reply = self.protocol.parse(request, response.content)
         parsed = reply.as_json()
         call_id = self.call_ids[request.key]
@@ -513,7 +517,13 @@ class _DebateRunner:
                 )
             )
         parts.extend(self._store_extras())
-        [(made_id,)] = onetrip.execute(parts, "SELECT id FROM made")
+        select = "SELECT id FROM made"
+        if paid is not None:  # a SELECT part runs only when read: the final select reads it
+            parts.append(onetrip.Part("paid", paid.sql, paid.params))
+            select = "SELECT made.id FROM made CROSS JOIN paid"
+        [(made_id,)] = onetrip.execute(parts, select)
+        if paid is not None:
+            paid.done = True
         if isinstance(made, Statement):
             self.statement_ids[request.key] = made_id
         if closes_round:
