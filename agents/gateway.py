@@ -499,30 +499,89 @@ def executor() -> ThreadPoolExecutor:
     return _executor
 
 
-def _reserve_all(
-    items: list[tuple[Any, dict[str, Any]]],
-) -> tuple[dict[Any, budget_accounting.Reservation | None], Any, BudgetStop | None]:
-    """Reserve the calls that have a spender, in order, as many as fit: one statement per
-    spender (a step's calls share one). Sets each call's `max_tokens` (in `items`' dicts).
-    Returns the reservations by key, and the first call refused with its `BudgetStop` (it
-    and every call after it are not to be made) or (None, None)."""
-    reservations: dict[Any, budget_accounting.Reservation | None] = {}
-    wanted: dict[int, list[tuple[Any, tuple[Decimal, int]]]] = {}
-    spenders: dict[int, Spender] = {}
+def _prepare(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, Spender, Any]]:
+    """Take the spender out of each call's arguments (setting its `max_tokens`): the calls
+    with a spender, in order, with their worst case (cost, tokens)."""
+    found = []
     for key, kwargs in items:
         spender = kwargs.pop("spender", None)
-        reservations[key] = None
         if spender is None:
             continue
         kwargs["max_tokens"] = kwargs.get("max_tokens") or spender.max_tokens
         target = routing.config().target(
             kwargs.get("model"), step=kwargs.get("step", ""), role=kwargs.get("role", "")
         )
-        estimate = _estimate(spender, target, kwargs["messages"], kwargs["max_tokens"])
+        found.append(
+            (key, spender, _estimate(spender, target, kwargs["messages"], kwargs["max_tokens"]))
+        )
+    return found
+
+
+class StepReservation:
+    """The calls of one step reserved together (they share one spender), by a statement the
+    caller runs as a part of its own (`sql`, then `read` with its rows; without limits there
+    is no statement: `sql` is None), then handed to `complete_concurrently(reserved=...)`."""
+
+    def __init__(self, calls: dict[Any, dict[str, Any]]):
+        wanted = _prepare([(key, dict(kwargs)) for key, kwargs in calls.items()])
+        spenders = {id(spender) for _, spender, _ in wanted}
+        if len(spenders) > 1:
+            raise ValueError("the calls of a step reserved together share one spender")
+        self.keys = [key for key, _, _ in wanted]
+        self.spender = wanted[0][1] if wanted else None
+        self.batch = (
+            budget_accounting.batch(self.spender, [estimate for _, _, estimate in wanted])
+            if wanted
+            else None
+        )
+        self.reservations: dict[Any, budget_accounting.Reservation] = {}
+        self.refused: Any = None
+        self.stop: BudgetStop | None = None
+        if self.batch is None:
+            self.read([])
+
+    def sql(self, skip_sql: str = "NULL::boolean[]", skip_params: list[Any] | None = None):
+        """The reserving statement (None: nothing to reserve); `skip_sql`, an SQL boolean[]
+        aligned with `keys`, leaves out the calls it marks true."""
+        return None if self.batch is None else self.batch.sql(skip_sql, skip_params)
+
+    def read(self, rows) -> None:
+        """The reserving statement's rows: which calls hold a reservation, which was refused."""
+        if self.batch is None:
+            self.reservations = {
+                key: budget_accounting.unlimited(self.spender) for key in self.keys
+            }
+            return
+        held, refused = self.batch.read(rows)
+        self.reservations = {self.keys[i]: reservation for i, reservation in held.items()}
+        if refused is not None:
+            self.refused, self.stop = self.keys[refused[0]], BudgetStop(refused[1])
+
+
+def _reserve_all(
+    items: list[tuple[Any, dict[str, Any]]], reserved: StepReservation | None = None
+) -> tuple[dict[Any, budget_accounting.Reservation | None], Any, BudgetStop | None]:
+    """Reserve the calls that have a spender, in order, as many as fit: one statement per
+    spender (a step's calls share one), none when `reserved` already holds them. Sets each
+    call's `max_tokens` (in `items`' dicts). Returns the reservations by key, and the first
+    call refused with its `BudgetStop` (it and every call after it are not to be made) or
+    (None, None)."""
+    reservations: dict[Any, budget_accounting.Reservation | None] = {key: None for key, _ in items}
+    wanted: dict[int, list[tuple[Any, tuple[Decimal, int]]]] = {}
+    spenders: dict[int, Spender] = {}
+    for key, spender, estimate in _prepare(items):
         spenders[id(spender)] = spender
         wanted.setdefault(id(spender), []).append((key, estimate))
     order = {key: i for i, (key, _) in enumerate(items)}
     refused_at, stop = len(items), None
+    if reserved is not None:
+        spent = {key for calls in wanted.values() for key, _ in calls}
+        reservations.update((key, reserved.reservations.get(key)) for key in spent)
+        if reserved.refused in order:
+            refused_at, stop = order[reserved.refused], reserved.stop
+        if [k for k in spent if order[k] < refused_at and k not in reserved.reservations]:
+            raise RuntimeError("a call with a spender was not reserved")  # never made unpaid
+        wanted = {}
     for group, calls in wanted.items():
         held, exceeded = budget_accounting.reserve_many(
             spenders[group], [estimate for _, estimate in calls]
@@ -548,6 +607,7 @@ def complete_concurrently(
     on_returned: Callable[[list[tuple]], None],
     on_failed: Callable[[Any, LLMError], None],
     store_settles: bool = False,
+    reserved: StepReservation | None = None,
 ) -> list[LLMError]:
     """Make independent calls at once (at most `max_workers` of them in flight), on the
     process's call threads (`executor`): `calls` maps a caller's key to `complete`'s arguments.
@@ -565,14 +625,15 @@ def complete_concurrently(
     kept. A call is settled here when it returns, or, with `store_settles`, by the caller:
     `on_returned` then gets (key, reply, `Settlement` or None) and runs each settlement as a
     part of the statement that stores its reply (setting `done`); one it did not run is
-    settled here after.
+    settled here after. With `reserved`, the calls were reserved by the caller's own
+    statement (`StepReservation`): none is reserved here.
     """
     errors: list[LLMError] = []
     if not calls:
         return errors
     pool = executor()
     items = [(key, dict(kwargs)) for key, kwargs in calls.items()]
-    reservations, refused, stop = _reserve_all(items)
+    reservations, refused, stop = _reserve_all(items, reserved)
     waiting = [(key, kwargs) for key, kwargs in items if key in reservations]
     waiting.reverse()
     if stop is not None:

@@ -64,6 +64,50 @@ def reserve(spender: Spender, *, cost: Decimal, tokens: int) -> Reservation:
     return Reservation(row[0], entries, spender, now)
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Calls to reserve together, in order (`budgets_reserve_many`): the statement that
+    reserves them (`sql`, to run alone or as a part of another) and how to read its rows."""
+
+    spender: Spender
+    entries: list[list[dict[str, Any]]]
+    at: datetime
+
+    def sql(self, skip_sql: str = "NULL::boolean[]", skip_params: list[Any] | None = None):
+        """The statement; `skip_sql` (with `skip_params`), an SQL boolean[] aligned with the
+        calls, leaves out the calls it marks true."""
+        return (
+            f"SELECT * FROM budgets_reserve_many(%s::jsonb, %s, {skip_sql})",
+            [json.dumps(self.entries), self.at, *(skip_params or [])],
+        )
+
+    def read(self, rows) -> tuple[dict[int, Reservation], tuple[int, BudgetExceeded] | None]:
+        """The statement's rows (call index, hold, breach...): the reservations by call index,
+        and the first call refused with the limit it would pass (None: every call fit)."""
+        held, refused = {}, None
+        for index, hold_id, *breach in rows:
+            if hold_id is None:
+                refused = (index, BudgetExceeded(_breach(self.spender, (None, *breach), self.at)))
+            else:
+                held[index] = Reservation(hold_id, self.entries[index], self.spender, self.at)
+        return held, refused
+
+
+def batch(spender: Spender, wanted: list[tuple[Decimal, int]]) -> Batch | None:
+    """The calls' estimates (cost, tokens) to reserve together; None when nothing limits
+    them (they are then not reserved: `unlimited`)."""
+    now = timezone.localtime()
+    entries = [spender.entries(now=now, cost=cost, tokens=tokens) for cost, tokens in wanted]
+    if not entries or not entries[0]:
+        return None
+    return Batch(spender, entries, now)
+
+
+def unlimited(spender: Spender) -> Reservation:
+    """What a call nothing limits holds (nothing; its settling only counts its usage)."""
+    return Reservation(None, [], spender, timezone.localtime())
+
+
 def reserve_many(
     spender: Spender, wanted: list[tuple[Decimal, int]]
 ) -> tuple[list[Reservation], BudgetExceeded | None]:
@@ -71,22 +115,13 @@ def reserve_many(
     many as fit: the reservations of the first ones, and, when one did not fit, the limit it
     would pass (it and the calls after it are not reserved). One statement (none when nothing
     is limited)."""
-    now = timezone.localtime()
-    entries = [spender.entries(now=now, cost=cost, tokens=tokens) for cost, tokens in wanted]
-    if not entries or not entries[0]:
-        return [Reservation(None, [], spender, now) for _ in wanted], None
+    found = batch(spender, wanted)
+    if found is None:
+        return [unlimited(spender) for _ in wanted], None
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT * FROM budgets_reserve_many(%s::jsonb, %s)", [json.dumps(entries), now]
-        )
-        rows = sorted(cursor.fetchall(), key=lambda row: row[0])
-    held, exceeded = [], None
-    for index, hold_id, *breach in rows:
-        if hold_id is None:
-            exceeded = BudgetExceeded(_breach(spender, (None, *breach), now))
-        else:
-            held.append(Reservation(hold_id, entries[index], spender, now))
-    return held, exceeded
+        cursor.execute(*found.sql())
+        held, refused = found.read(cursor.fetchall())
+    return [held[i] for i in sorted(held)], refused[1] if refused else None
 
 
 def settle_sql(

@@ -2,13 +2,16 @@
 calls (each the entries `budgets_reserve` takes) and reserves them in order, each only if it
 fits every limit after the ones before it, stopping at the first that does not: one row per
 call reserved (its hold), then, if one did not fit, a row naming the first limit it would pass.
+The calls `skip` marks true (an earlier run already made them) are left out.
 Locks every counter the calls touch in the fixed (key, period) order first, as the other
 functions do, so it queues behind them instead of deadlocking."""
 
 from django.db import migrations
 
 RESERVE_MANY = r"""
-CREATE OR REPLACE FUNCTION budgets_reserve_many(wanted jsonb, at timestamptz)
+DROP FUNCTION IF EXISTS budgets_reserve_many(jsonb, timestamptz);
+CREATE OR REPLACE FUNCTION budgets_reserve_many(wanted jsonb, at timestamptz,
+                                                skip boolean[] DEFAULT NULL)
 RETURNS TABLE (call_index int, hold_id bigint, b_key text, b_period text, b_unit text,
                b_used numeric, b_limit numeric)
 LANGUAGE plpgsql AS $$
@@ -22,14 +25,16 @@ BEGIN
     INSERT INTO budgets_counter (key, period, used_cost_usd, used_tokens, used_calls,
                                  reserved_cost_usd, reserved_tokens, reserved_calls, updated_at)
     SELECT DISTINCT e.entry->>'key', e.entry->>'period', 0, 0, 0, 0, 0, 0, at
-    FROM jsonb_array_elements(wanted) AS calls(elem),
+    FROM jsonb_array_elements(wanted) WITH ORDINALITY AS calls(elem, n),
          jsonb_array_elements(calls.elem) AS e(entry)
+    WHERE NOT COALESCE(skip[calls.n::int], false)
     ORDER BY 1, 2
     ON CONFLICT (key, period) DO NOTHING;
 
     FOR w IN SELECT DISTINCT ON (e.entry->>'key', e.entry->>'period') e.entry
-             FROM jsonb_array_elements(wanted) AS calls(elem),
+             FROM jsonb_array_elements(wanted) WITH ORDINALITY AS calls(elem, n),
                   jsonb_array_elements(calls.elem) AS e(entry)
+             WHERE NOT COALESCE(skip[calls.n::int], false)
              ORDER BY e.entry->>'key', e.entry->>'period'
     LOOP
         PERFORM 1 FROM budgets_counter
@@ -38,7 +43,9 @@ BEGIN
 
     FOR call_entries, idx IN
         SELECT calls.elem, (calls.n - 1)::int
-        FROM jsonb_array_elements(wanted) WITH ORDINALITY AS calls(elem, n) ORDER BY calls.n
+        FROM jsonb_array_elements(wanted) WITH ORDINALITY AS calls(elem, n)
+        WHERE NOT COALESCE(skip[calls.n::int], false)
+        ORDER BY calls.n
     LOOP
         FOR w IN SELECT e FROM jsonb_array_elements(call_entries) e
                  ORDER BY e->>'key', e->>'period'
@@ -96,6 +103,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            RESERVE_MANY, "DROP FUNCTION IF EXISTS budgets_reserve_many(jsonb, timestamptz);"
+            RESERVE_MANY,
+            "DROP FUNCTION IF EXISTS budgets_reserve_many(jsonb, timestamptz, boolean[]);",
         ),
     ]
