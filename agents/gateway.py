@@ -331,18 +331,40 @@ def complete(
     return response
 
 
-def _reserve(spender, target, messages, max_tokens) -> budget_accounting.Reservation | None:
-    """Reserve a call's most likely spending (its prompt, and `max_tokens` of reply) against
-    the spender's limits, or raise `BudgetStop`. None without a spender."""
-    if spender is None:
-        return None
+def _estimate(spender, target, messages, max_tokens) -> tuple[Decimal, int]:
+    """A call's most likely spending: its prompt, and `max_tokens` of reply."""
     prompt = estimate_tokens(sum(len(str(m.get("content") or "")) for m in messages))
     reply = max_tokens or 0
-    cost = estimate_cost(target, tokens_in=prompt, tokens_out=reply)
+    return estimate_cost(target, tokens_in=prompt, tokens_out=reply), prompt + reply
+
+
+def _reserve(spender, target, messages, max_tokens) -> budget_accounting.Reservation | None:
+    """Reserve a call's most likely spending against the spender's limits, or raise
+    `BudgetStop`. None without a spender."""
+    if spender is None:
+        return None
+    cost, tokens = _estimate(spender, target, messages, max_tokens)
     try:
-        return budget_accounting.reserve(spender, cost=cost, tokens=prompt + reply)
+        return budget_accounting.reserve(spender, cost=cost, tokens=tokens)
     except BudgetExceeded as exc:
         raise BudgetStop(exc) from None
+
+
+def _settlement(reservation, response: LLMResponse | None) -> tuple[str, list[Any]] | None:
+    """The statement that settles a call (None: nothing to settle)."""
+    if reservation is None:
+        return None
+    if response is None:
+        return budget_accounting.settle_sql(
+            reservation, model="", tokens_in=0, tokens_out=0, cost=Decimal(0)
+        )
+    return budget_accounting.settle_sql(
+        reservation,
+        model=response.model,
+        tokens_in=response.tokens_in,
+        tokens_out=response.tokens_out,
+        cost=response.cost_usd,
+    )
 
 
 def _settle(reservation, response: LLMResponse | None) -> None:
@@ -358,6 +380,16 @@ def _settle(reservation, response: LLMResponse | None) -> None:
         tokens_out=response.tokens_out,
         cost=response.cost_usd,
     )
+
+
+class Settlement:
+    """A returned call's settling statement, for a caller that runs it as a part of the
+    statement storing the reply (`sql`, `params`); it sets `done` once that has run, and
+    the gateway settles the call on its own otherwise."""
+
+    def __init__(self, statement: tuple[str, list[Any]]):
+        self.sql, self.params = statement
+        self.done = False
 
 
 def _complete(
@@ -467,12 +499,115 @@ def executor() -> ThreadPoolExecutor:
     return _executor
 
 
+def _prepare(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, Spender, Any]]:
+    """Take the spender out of each call's arguments (setting its `max_tokens`): the calls
+    with a spender, in order, with their worst case (cost, tokens)."""
+    found = []
+    for key, kwargs in items:
+        spender = kwargs.pop("spender", None)
+        if spender is None:
+            continue
+        kwargs["max_tokens"] = kwargs.get("max_tokens") or spender.max_tokens
+        target = routing.config().target(
+            kwargs.get("model"), step=kwargs.get("step", ""), role=kwargs.get("role", "")
+        )
+        found.append(
+            (key, spender, _estimate(spender, target, kwargs["messages"], kwargs["max_tokens"]))
+        )
+    return found
+
+
+class StepReservation:
+    """The calls of one step reserved together (they share one spender), by a statement the
+    caller runs as a part of its own (`sql`, then `read` with its rows; without limits there
+    is no statement: `sql` is None), then handed to `complete_concurrently(reserved=...)`."""
+
+    def __init__(self, calls: dict[Any, dict[str, Any]]):
+        wanted = _prepare([(key, dict(kwargs)) for key, kwargs in calls.items()])
+        spenders = {id(spender) for _, spender, _ in wanted}
+        if len(spenders) > 1:
+            raise ValueError("the calls of a step reserved together share one spender")
+        self.keys = [key for key, _, _ in wanted]
+        self.spender = wanted[0][1] if wanted else None
+        self.batch = (
+            budget_accounting.batch(self.spender, [estimate for _, _, estimate in wanted])
+            if wanted
+            else None
+        )
+        self.reservations: dict[Any, budget_accounting.Reservation] = {}
+        self.refused: Any = None
+        self.stop: BudgetStop | None = None
+        if self.batch is None:
+            self.read([])
+
+    def sql(self, skip_sql: str = "NULL::boolean[]", skip_params: list[Any] | None = None):
+        """The reserving statement (None: nothing to reserve); `skip_sql`, an SQL boolean[]
+        aligned with `keys`, leaves out the calls it marks true."""
+        return None if self.batch is None else self.batch.sql(skip_sql, skip_params)
+
+    def read(self, rows) -> None:
+        """The reserving statement's rows: which calls hold a reservation, which was refused."""
+        if self.batch is None:
+            self.reservations = {
+                key: budget_accounting.unlimited(self.spender) for key in self.keys
+            }
+            return
+        held, refused = self.batch.read(rows)
+        self.reservations = {self.keys[i]: reservation for i, reservation in held.items()}
+        if refused is not None:
+            self.refused, self.stop = self.keys[refused[0]], BudgetStop(refused[1])
+
+
+def _reserve_all(
+    items: list[tuple[Any, dict[str, Any]]], reserved: StepReservation | None = None
+) -> tuple[dict[Any, budget_accounting.Reservation | None], Any, BudgetStop | None]:
+    """Reserve the calls that have a spender, in order, as many as fit: one statement per
+    spender (a step's calls share one), none when `reserved` already holds them. Sets each
+    call's `max_tokens` (in `items`' dicts). Returns the reservations by key, and the first
+    call refused with its `BudgetStop` (it and every call after it are not to be made) or
+    (None, None)."""
+    reservations: dict[Any, budget_accounting.Reservation | None] = {key: None for key, _ in items}
+    wanted: dict[int, list[tuple[Any, tuple[Decimal, int]]]] = {}
+    spenders: dict[int, Spender] = {}
+    for key, spender, estimate in _prepare(items):
+        spenders[id(spender)] = spender
+        wanted.setdefault(id(spender), []).append((key, estimate))
+    order = {key: i for i, (key, _) in enumerate(items)}
+    refused_at, stop = len(items), None
+    if reserved is not None:
+        spent = {key for calls in wanted.values() for key, _ in calls}
+        reservations.update((key, reserved.reservations.get(key)) for key in spent)
+        if reserved.refused in order:
+            refused_at, stop = order[reserved.refused], reserved.stop
+        if [k for k in spent if order[k] < refused_at and k not in reserved.reservations]:
+            raise RuntimeError("a call with a spender was not reserved")  # never made unpaid
+        wanted = {}
+    for group, calls in wanted.items():
+        held, exceeded = budget_accounting.reserve_many(
+            spenders[group], [estimate for _, estimate in calls]
+        )
+        for (key, _), reservation in zip(calls, held, strict=False):
+            reservations[key] = reservation
+        if exceeded is not None:
+            first = order[calls[len(held)][0]]
+            if first < refused_at:
+                refused_at, stop = first, BudgetStop(exceeded)
+    refused = items[refused_at][0] if stop is not None else None
+    for key, _ in items[refused_at:]:  # not made: what they hold is given back
+        held = reservations.pop(key, None)
+        if held is not None:
+            budget_accounting.release(held)
+    return reservations, refused, stop
+
+
 def complete_concurrently(
     calls: dict[Any, dict[str, Any]],
     *,
     max_workers: int,
-    on_returned: Callable[[list[tuple[Any, LLMResponse]]], None],
+    on_returned: Callable[[list[tuple]], None],
     on_failed: Callable[[Any, LLMError], None],
+    store_settles: bool = False,
+    reserved: StepReservation | None = None,
 ) -> list[LLMError]:
     """Make independent calls at once (at most `max_workers` of them in flight), on the
     process's call threads (`executor`): `calls` maps a caller's key to `complete`'s arguments.
@@ -483,75 +618,93 @@ def complete_concurrently(
     failures; any other exception is raised once the replies that came with it are handed over
     (calls not started yet are then not made).
 
-    A call with a `spender` is reserved here, in the caller's thread (so on its database
-    connection), before it is handed to a call thread, and settled here when it returns. When a
-    spending limit refuses one (`BudgetStop`), it and the calls not started yet are handed to
-    `on_failed` with that error and not made; the calls in flight finish and are kept.
+    The calls with a `spender` are reserved here first, in the caller's thread (so on its
+    database connection), all together (`budget_accounting.reserve_many`: one statement), in
+    order, as many as fit. When a spending limit refuses one (`BudgetStop`), it and the calls
+    after it are handed to `on_failed` with that error and not made; the others are made and
+    kept. A call is settled here when it returns, or, with `store_settles`, by the caller:
+    `on_returned` then gets (key, reply, `Settlement` or None) and runs each settlement as a
+    part of the statement that stores its reply (setting `done`); one it did not run is
+    settled here after. With `reserved`, the calls were reserved by the caller's own
+    statement (`StepReservation`): none is reserved here.
     """
     errors: list[LLMError] = []
     if not calls:
         return errors
     pool = executor()
-    waiting = list(calls.items())
+    items = [(key, dict(kwargs)) for key, kwargs in calls.items()]
+    reservations, refused, stop = _reserve_all(items, reserved)
+    waiting = [(key, kwargs) for key, kwargs in items if key in reservations]
     waiting.reverse()
+    if stop is not None:
+        started = False
+        for key, _ in items:
+            started = started or key == refused
+            if started:
+                on_failed(key, stop)
+                errors.append(stop)
     limit = max(1, max_workers)
     futures: dict[Any, Any] = {}
-    reservations: dict[Any, budget_accounting.Reservation | None] = {}
-
-    def refuse_rest(key, exc: BudgetStop) -> None:
-        for refused in [key, *(k for k, _ in reversed(waiting))]:
-            on_failed(refused, exc)
-            errors.append(exc)
-        waiting.clear()
 
     def submit_more() -> None:
         while waiting and len(futures) < limit:
             key, kwargs = waiting.pop()
-            kwargs = dict(kwargs)
-            spender = kwargs.pop("spender", None)
-            reservation = None
-            if spender is not None:
-                kwargs["max_tokens"] = kwargs.get("max_tokens") or spender.max_tokens
-                target = routing.config().target(
-                    kwargs.get("model"), step=kwargs.get("step", ""), role=kwargs.get("role", "")
-                )
-                try:
-                    reservation = _reserve(
-                        spender, target, kwargs["messages"], kwargs["max_tokens"]
-                    )
-                except BudgetStop as exc:
-                    refuse_rest(key, exc)
-                    return
-            future = pool.submit(complete, **kwargs)
-            futures[future] = key
-            reservations[future] = reservation
+            futures[pool.submit(complete, **kwargs)] = key
+
+    def hand_over(answered: list[tuple[Any, LLMResponse]]) -> None:
+        if not store_settles:
+            for key, response in answered:
+                _settle(reservations.pop(key), response)
+            on_returned(answered)
+            return
+        settlements = {}
+        for key, response in answered:
+            found = _settlement(reservations.pop(key), response)
+            settlements[key] = (Settlement(found) if found else None, response)
+        try:
+            on_returned([(key, response, s) for key, (s, response) in settlements.items()])
+        finally:
+            for settlement, _ in settlements.values():
+                if settlement is not None and not settlement.done:
+                    budget_accounting.settle_now(settlement.sql, settlement.params)
 
     submit_more()
-    while futures:
-        returned, _ = wait(list(futures), return_when=FIRST_COMPLETED)
-        answered, fatal = [], None
-        for future in returned:
-            key = futures.pop(future)
-            reservation = reservations.pop(future)
-            exc = future.exception()
-            _settle(reservation, future.result() if exc is None else None)
-            if exc is None:
-                answered.append((key, future.result()))
-            elif isinstance(exc, LLMError):
-                on_failed(key, exc)
-                errors.append(exc)
-            else:
-                fatal = fatal or exc
-        if fatal is None:
-            submit_more()
-        if answered:  # what came back is kept, even when something else went wrong
-            on_returned(answered)
-        if fatal is not None:
-            for future in futures:
-                future.cancel()
-            wait(list(futures))
-            for future in futures:
-                if not future.cancelled():
-                    _settle(reservations.pop(future), None)
-            raise fatal
+    try:
+        while futures:
+            returned, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+            answered, fatal = [], None
+            for future in returned:
+                key = futures.pop(future)
+                exc = future.exception()
+                if exc is None:
+                    answered.append((key, future.result()))
+                    continue
+                _settle(reservations.pop(key), None)
+                if isinstance(exc, LLMError):
+                    on_failed(key, exc)
+                    errors.append(exc)
+                else:
+                    fatal = fatal or exc
+            if fatal is None:
+                submit_more()
+            if answered:  # what came back is kept, even when something else went wrong
+                hand_over(answered)
+            if fatal is not None:
+                for future in futures:
+                    future.cancel()
+                wait(list(futures))
+                for future, key in futures.items():
+                    if not future.cancelled():
+                        _settle(reservations.pop(key), None)
+                raise fatal
+    finally:
+        for key, _ in waiting:  # never sent: given back, not counted
+            held = reservations.pop(key, None)
+            if held is not None:
+                budget_accounting.release(held)
+        for future, key in futures.items():
+            if future.cancelled():
+                held = reservations.pop(key, None)
+                if held is not None:
+                    budget_accounting.release(held)
     return errors

@@ -3,7 +3,9 @@
 A reservation takes the call's estimated cost and tokens (and one call) from every counter the
 spender is limited by, in one statement (`budgets_reserve`, see the migration), only if every
 limit still has room for it; otherwise nothing changes and `BudgetExceeded` names the limit.
-Settling, in one statement too, gives the reservation back and adds what the call really
+The calls of one step are reserved together, in one statement (`reserve_many`): in order, as
+many as fit. Settling, in one statement too (or as a part of the statement that stores the
+call's reply: `settle_sql`), gives the reservation back and adds what the call really
 spent, and adds it to the usage per day, user, token and model. Two workers spending against
 one budget therefore pass it by at most what their calls in flight spend beyond their
 estimates.
@@ -62,6 +64,102 @@ def reserve(spender: Spender, *, cost: Decimal, tokens: int) -> Reservation:
     return Reservation(row[0], entries, spender, now)
 
 
+@dataclass(frozen=True)
+class Batch:
+    """Calls to reserve together, in order (`budgets_reserve_many`): the statement that
+    reserves them (`sql`, to run alone or as a part of another) and how to read its rows."""
+
+    spender: Spender
+    entries: list[list[dict[str, Any]]]
+    at: datetime
+
+    def sql(self, skip_sql: str = "NULL::boolean[]", skip_params: list[Any] | None = None):
+        """The statement; `skip_sql` (with `skip_params`), an SQL boolean[] aligned with the
+        calls, leaves out the calls it marks true."""
+        return (
+            f"SELECT * FROM budgets_reserve_many(%s::jsonb, %s, {skip_sql})",
+            [json.dumps(self.entries), self.at, *(skip_params or [])],
+        )
+
+    def read(self, rows) -> tuple[dict[int, Reservation], tuple[int, BudgetExceeded] | None]:
+        """The statement's rows (call index, hold, breach...): the reservations by call index,
+        and the first call refused with the limit it would pass (None: every call fit)."""
+        held, refused = {}, None
+        for index, hold_id, *breach in rows:
+            if hold_id is None:
+                refused = (index, BudgetExceeded(_breach(self.spender, (None, *breach), self.at)))
+            else:
+                held[index] = Reservation(hold_id, self.entries[index], self.spender, self.at)
+        return held, refused
+
+
+def batch(spender: Spender, wanted: list[tuple[Decimal, int]]) -> Batch | None:
+    """The calls' estimates (cost, tokens) to reserve together; None when nothing limits
+    them (they are then not reserved: `unlimited`)."""
+    now = timezone.localtime()
+    entries = [spender.entries(now=now, cost=cost, tokens=tokens) for cost, tokens in wanted]
+    if not entries or not entries[0]:
+        return None
+    return Batch(spender, entries, now)
+
+
+def unlimited(spender: Spender) -> Reservation:
+    """What a call nothing limits holds (nothing; its settling only counts its usage)."""
+    return Reservation(None, [], spender, timezone.localtime())
+
+
+def reserve_many(
+    spender: Spender, wanted: list[tuple[Decimal, int]]
+) -> tuple[list[Reservation], BudgetExceeded | None]:
+    """Reserve calls' estimates (cost, tokens) against every limit of `spender`, in order, as
+    many as fit: the reservations of the first ones, and, when one did not fit, the limit it
+    would pass (it and the calls after it are not reserved). One statement (none when nothing
+    is limited)."""
+    found = batch(spender, wanted)
+    if found is None:
+        return [unlimited(spender) for _ in wanted], None
+    with connection.cursor() as cursor:
+        cursor.execute(*found.sql())
+        held, refused = found.read(cursor.fetchall())
+    return [held[i] for i in sorted(held)], refused[1] if refused else None
+
+
+def settle_sql(
+    reservation: Reservation,
+    *,
+    model: str,
+    tokens_in: int,
+    tokens_out: int,
+    cost: Decimal,
+    calls: int = 1,
+) -> tuple[str, list[Any]] | None:
+    """The statement (a SELECT, to run alone or as a part of another) that gives the
+    reservation back and counts what the call spent; None when there is nothing to do."""
+    spender = reservation.spender
+    if not reservation.entries and not model:
+        return None
+    now = timezone.localtime()
+    # The counters of the periods the call was reserved in (a call that ran over midnight is
+    # counted on the day it was reserved, where its reservation is).
+    return (
+        "SELECT budgets_settle(%s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            reservation.hold_id,
+            json.dumps(reservation.entries),
+            cost,
+            tokens_in + tokens_out,
+            calls,
+            now,
+            reservation.at.date(),
+            spender.user_id,
+            spender.token_id,
+            model or None,
+            tokens_in,
+            tokens_out,
+        ],
+    )
+
+
 def settle(
     reservation: Reservation,
     *,
@@ -72,29 +170,26 @@ def settle(
 ) -> None:
     """Give the reservation back and count what the call spent; one statement. A call with no
     reply (`model` empty) still counts as a call."""
-    spender = reservation.spender
-    if not reservation.entries and not model:
-        return
-    now = timezone.localtime()
-    # The counters of the periods the call was reserved in (a call that ran over midnight is
-    # counted on the day it was reserved, where its reservation is).
+    found = settle_sql(
+        reservation, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost
+    )
+    if found is not None:
+        settle_now(*found)
+
+
+def settle_now(sql: str, params: list[Any]) -> None:
+    """Run a statement of `settle_sql` on its own."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT budgets_settle(%s, %s::jsonb, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                reservation.hold_id,
-                json.dumps(reservation.entries),
-                cost,
-                tokens_in + tokens_out,
-                now,
-                reservation.at.date(),
-                spender.user_id,
-                spender.token_id,
-                model or None,
-                tokens_in,
-                tokens_out,
-            ],
-        )
+        cursor.execute(sql, params)
+
+
+def release(reservation: Reservation) -> None:
+    """Give back the reservation of a call that was never sent (nothing is counted)."""
+    if not reservation.entries:
+        return
+    found = settle_sql(reservation, model="", tokens_in=0, tokens_out=0, cost=Decimal(0), calls=0)
+    if found is not None:
+        settle_now(*found)
 
 
 def release_stale(*, older_than_seconds: int) -> int:

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -79,9 +79,60 @@ def _limit_rows(user_id, token_id) -> dict[str, SpendingLimit]:
     return {row.scope: row for row in SpendingLimit.objects.filter(where)}
 
 
-def account_allowances(user_id, token_id) -> list[Allowance]:
-    """The day and month allowances of a user, a token and the installation."""
-    rows = _limit_rows(user_id, token_id)
+def _charge_and_limit_rows(subject: str, user_id) -> tuple[Charge | None, dict]:
+    """A run's charge and the limit rows of who pays for it (the charge's user and token,
+    or `user_id` when there is no charge) and of the installation, in one query."""
+    charge_fields = [f for f in Charge._meta.concrete_fields]
+    limit_fields = [f for f in SpendingLimit._meta.concrete_fields]
+    qn = connection.ops.quote_name
+    columns = [f"ch.{qn(f.column)}" for f in charge_fields] + [
+        f"l.{qn(f.column)}" for f in limit_fields
+    ]
+    sql = (
+        f"SELECT {', '.join(columns)} FROM (VALUES (1)) AS one (x) "
+        f"LEFT JOIN {qn(Charge._meta.db_table)} ch ON ch.subject = %s "
+        f"LEFT JOIN {qn(SpendingLimit._meta.db_table)} l ON l.scope = %s "
+        "OR (l.scope = %s AND l.user_id = CASE WHEN ch.id IS NULL THEN %s ELSE ch.user_id END) "
+        "OR (l.scope = %s AND l.token_id = ch.token_id)"
+    )
+    params = [
+        subject,
+        SpendingLimit.Scope.INSTALLATION,
+        SpendingLimit.Scope.USER,
+        user_id,
+        SpendingLimit.Scope.TOKEN,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    charge, rows = None, {}
+    split = len(charge_fields)
+    for row in found:
+        if row[0] is not None and charge is None:
+            charge = Charge.from_db(
+                connection.alias, [f.attname for f in charge_fields], _read(charge_fields, row)
+            )
+        if row[split] is not None:
+            limit = SpendingLimit.from_db(
+                connection.alias,
+                [f.attname for f in limit_fields],
+                _read(limit_fields, row[split:]),
+            )
+            rows[limit.scope] = limit
+    return charge, rows
+
+
+def _read(fields, values) -> list:
+    """Column values as the ORM reads them (its converters, as a query would apply them)."""
+    read = []
+    for f, value in zip(fields, values, strict=False):
+        for convert in f.get_db_converters(connection) + connection.ops.get_db_converters(f):
+            value = convert(value, f, connection)
+        read.append(value)
+    return read
+
+
+def _allowances_of(user_id, token_id, rows: dict[str, SpendingLimit]) -> list[Allowance]:
     found: list[Allowance] = []
     if user_id is not None:
         found += _allowances("user", f"user:{user_id}", effective_limits("user", rows.get("user")))
@@ -91,6 +142,11 @@ def account_allowances(user_id, token_id) -> list[Allowance]:
         )
     found += _allowances("global", "global", effective_limits("global", rows.get("global")))
     return [a for a in found if a.limited]
+
+
+def account_allowances(user_id, token_id) -> list[Allowance]:
+    """The day and month allowances of a user, a token and the installation."""
+    return _allowances_of(user_id, token_id, _limit_rows(user_id, token_id))
 
 
 def charge_open(*, subject: str, user=None, token=None) -> Charge:
@@ -107,8 +163,8 @@ def charge_open(*, subject: str, user=None, token=None) -> Charge:
 
 def spender_for(*, subject: str, user_id=None) -> Spender:
     """The spender a run reserves against: its charge (or, for one created before budgets
-    existed, `user_id` and the settings), the account limits now in force. Two queries."""
-    charge = Charge.objects.filter(subject=subject).first()
+    existed, `user_id` and the settings), the account limits now in force. One query."""
+    charge, rows = _charge_and_limit_rows(subject, user_id)
     if charge is not None:
         user_id, token_id = charge.user_id, charge.token_id
         max_calls, max_tokens = charge.max_calls, charge.max_tokens_per_call
@@ -118,7 +174,7 @@ def spender_for(*, subject: str, user_id=None) -> Spender:
         max_calls = settings.BUDGET_DEBATE_MAX_CALLS
         max_tokens = settings.BUDGET_DEBATE_MAX_TOKENS_PER_CALL
         max_cost = settings.BUDGET_DEBATE_MAX_COST_USD
-    allowances = account_allowances(user_id, token_id)
+    allowances = _allowances_of(user_id, token_id, rows)
     scope = "debate" if subject.startswith("debate:") else "run"
     allowances.append(
         Allowance(scope=scope, key=subject, period=EVER, cost=max_cost, calls=max_calls)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -304,11 +305,18 @@ class _DebateRunner:
                 )
 
     def _start(
-        self, number: int, name: str, requests: list[CallRequest], *, completed: bool = False
+        self,
+        number: int,
+        name: str,
+        requests: list[CallRequest],
+        *,
+        completed: bool = False,
+        reserving: gateway.StepReservation | None = None,
     ) -> None:
-        """In one statement: store the round if it is not yet, and record the calls about to be
+        """In one statement: store the round if it is not yet, record the calls about to be
         made (the live view shows them as in flight), except those an earlier run stored
-        replies for: those are read back (into `done`) instead."""
+        replies for: those are read back (into `done`) instead, and reserve the others against
+        the spending limits (`reserving`, in their order, as many as fit)."""
         parts, selects, params = [], [], []
         if number not in self.rounds or completed:
             parts.append(self._round_part(number, name, completed=completed))
@@ -344,7 +352,22 @@ class _DebateRunner:
                 f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
             )
             params += [self.debate.pk, [r.key for r in requests]]
+        reserve = reserving.sql(*self._skip_done(reserving.keys)) if reserving else None
+        if reserve is not None:
+            parts.append(onetrip.Part("h", *reserve))
+            selects.append(
+                "SELECT 'h', hold_id, call_index::text, jsonb_build_array(b_key, b_period, "
+                "b_unit, b_used::text, b_limit::text), NULL::jsonb FROM h"
+            )
         rows = onetrip.execute(parts, " UNION ALL ".join(selects), params)
+        if reserve is not None:
+            reserving.read(
+                [
+                    (int(index), hold, *(json.loads(breach) if isinstance(breach, str) else breach))
+                    for kind, hold, index, breach, _ in rows
+                    if kind == "h"
+                ]
+            )
         self._round_rows(number, name, rows)
         parsed_field = LLMCall._meta.get_field("parsed")
         findings_field = LLMCall._meta.get_field("injection_findings")
@@ -356,10 +379,22 @@ class _DebateRunner:
                 if findings := findings_field.from_db_value(findings, None, connection):
                     self.flagged[key] = findings
 
+    def _skip_done(self, keys: list[str]) -> tuple[str, list]:
+        """SQL marking the calls an earlier run stored replies for (not to be reserved)."""
+        table = LLMCall._meta.db_table
+        return (
+            f"ARRAY(SELECT EXISTS(SELECT 1 FROM {table} d WHERE d.debate_id = %s AND "
+            f"d.status = '{LLMCall.Status.DONE}' AND d.key = t.k) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS t(k, n) ORDER BY t.n)",
+            [self.debate.pk, keys],
+        )
+
     def _run_step(self, step) -> Results:
         todo = [c for c in step.calls if c.key not in self.done]
+        arguments = {c.key: self._call_arguments(c) for c in todo}
+        reserving = gateway.StepReservation(arguments) if todo else None
         if todo or step.round_number not in self.rounds:
-            self._start(step.round_number, step.round_name, todo)
+            self._start(step.round_number, step.round_name, todo, reserving=reserving)
         rnd = self.rounds[step.round_number]
         results = {
             c.key: self.protocol.load(c, self.done[c.key]) for c in step.calls if c.key in self.done
@@ -371,11 +406,11 @@ class _DebateRunner:
             failed: list[str] = []
 
             def store(answered):
-                outstanding.difference_update(key for key, _ in answered)
+                outstanding.difference_update(key for key, *_ in answered)
                 results.update(
                     self._store(
                         rnd,
-                        [(by_key[key], response) for key, response in answered],
+                        [(by_key[key], response, paid) for key, response, paid in answered],
                         closes_round=step.closes_round and not outstanding and not failed,
                     )
                 )
@@ -386,10 +421,12 @@ class _DebateRunner:
                 self._store_failure(by_key[key], exc)
 
             errors = gateway.complete_concurrently(
-                {c.key: self._call_arguments(c) for c in todo},
+                {c.key: arguments[c.key] for c in todo},
                 max_workers=settings.DEBATE_MAX_CONCURRENT_CALLS,
                 on_returned=store,
                 on_failed=store_failure,
+                store_settles=True,
+                reserved=reserving,
             )
             if errors:
                 stops = [e for e in errors if isinstance(e, gateway.BudgetStop)]
@@ -425,16 +462,18 @@ class _DebateRunner:
     def _store(
         self,
         rnd: Round,
-        answered: list[tuple[CallRequest, gateway.LLMResponse]],
+        answered: list[tuple[CallRequest, gateway.LLMResponse, gateway.Settlement | None]],
         *,
         closes_round: bool = False,
     ) -> Results:
-        """Store replies as they return, each in one statement (`_store_one`); the last one of a
-        step that closes its round also closes the round."""
+        """Store replies as they return, each in one statement (`_store_one`), which settles
+        its spending too; the last one of a step that closes its round also closes the round."""
         replies: Results = {}
-        for i, (request, response) in enumerate(answered):
+        for i, (request, response, paid) in enumerate(answered):
             last = closes_round and i == len(answered) - 1
-            replies[request.key] = self._store_one(rnd, request, response, closes_round=last)
+            replies[request.key] = self._store_one(
+                rnd, request, response, closes_round=last, paid=paid
+            )
         return replies
 
     def _store_one(
@@ -444,10 +483,11 @@ class _DebateRunner:
         response: gateway.LLMResponse,
         *,
         closes_round: bool,
+        paid: gateway.Settlement | None = None,
     ):
         """One returned call in one statement (atomic on its own, one round trip): the call's
-        record, the statement or challenge it made, the round's end if it is the last, and
-        whatever `_store_extras` adds."""
+        record, the statement or challenge it made, the round's end if it is the last, the
+        settling of its spending (`paid`), and whatever `_store_extras` adds."""
         reply = self.protocol.parse(request, response.content)
         parsed = reply.as_json()
         call_id = self.call_ids[request.key]
@@ -513,7 +553,13 @@ class _DebateRunner:
                 )
             )
         parts.extend(self._store_extras())
-        [(made_id,)] = onetrip.execute(parts, "SELECT id FROM made")
+        select = "SELECT id FROM made"
+        if paid is not None:  # a SELECT part runs only when read: the final select reads it
+            parts.append(onetrip.Part("paid", paid.sql, paid.params))
+            select = "SELECT made.id FROM made CROSS JOIN paid"
+        [(made_id,)] = onetrip.execute(parts, select)
+        if paid is not None:
+            paid.done = True
         if isinstance(made, Statement):
             self.statement_ids[request.key] = made_id
         if closes_round:

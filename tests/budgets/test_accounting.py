@@ -164,3 +164,71 @@ def test_two_processes_spending_against_one_budget_stop_at_it_together():
     assert all(m > 0 for m in made), results  # both spent: they really ran at once
     row = counter("user:procs")
     assert (row.used_tokens, row.reserved_tokens) == (3000, 0)
+
+
+@pytest.mark.django_db
+def test_a_steps_calls_are_reserved_together_as_many_as_fit_in_order(django_assert_num_queries):
+    who = spender(
+        Allowance(scope="user", key="user:9", period=DAY, tokens=1_000),
+        Allowance(scope="debate", key="debate:c", period=EVER, calls=10),
+        user_id=9,
+    )
+    accounting.reserve(who, cost=Decimal(0), tokens=300)
+    wanted = [(Decimal(0), 200), (Decimal(0), 400), (Decimal(0), 200), (Decimal(0), 50)]
+    with django_assert_num_queries(1):
+        held, exceeded = accounting.reserve_many(who, wanted)
+    # 300 + 200 + 400 fit; the third (200 more) would pass 1,000: it and the fourth are not
+    # reserved, although the fourth alone would fit (calls are made in order).
+    assert len(held) == 2 and len({h.hold_id for h in held}) == 2
+    breach = exceeded.breach
+    assert (breach.name, breach.used, breach.limit) == ("user_daily_tokens", 900, 1_000)
+    assert counter("user:9").reserved_tokens == 900
+    assert counter("debate:c", "ever").reserved_calls == 3
+    assert Hold.objects.count() == 3
+
+    # A reservation given back without the call being made is not counted as a call.
+    accounting.release(held[1])
+    row = counter("user:9")
+    assert (row.reserved_tokens, row.used_tokens, row.used_calls) == (500, 0, 0)
+    assert counter("debate:c", "ever").used_calls == 0
+    accounting.settle(held[0], model="m", tokens_in=150, tokens_out=0, cost=Decimal(0))
+    row = counter("user:9")
+    assert (row.reserved_tokens, row.used_tokens, row.used_calls) == (300, 150, 1)
+
+
+@pytest.mark.django_db
+def test_a_batch_with_no_limit_reserves_nothing_in_no_statement(django_assert_num_queries):
+    with django_assert_num_queries(0):
+        held, exceeded = accounting.reserve_many(spender(), [(Decimal(0), 10)] * 3)
+    assert exceeded is None and [h.hold_id for h in held] == [None] * 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eight_threads_reserving_steps_at_once_never_pass_the_budget():
+    who = spender(
+        Allowance(scope="user", key="user:steps", period=DAY, tokens=5_000),
+        Allowance(scope="global", key="global", period=DAY, tokens=1_000_000),
+    )
+    made, refused, start = [], [], threading.Barrier(8)
+
+    def worker():
+        start.wait()
+        try:
+            for _ in range(8):
+                held, exceeded = accounting.reserve_many(who, [(Decimal(0), 100)] * 3)
+                refused.append(3 - len(held) if exceeded else 0)
+                for one in held:
+                    accounting.settle(one, model="m", tokens_in=100, tokens_out=0, cost=0)
+                    made.append(1)
+        finally:
+            connection.close()
+
+    pool = [threading.Thread(target=worker) for _ in range(8)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert len(made) == 50 and sum(refused) == 8 * 8 * 3 - 50  # exactly the budget
+    row = counter("user:steps")
+    assert (row.used_tokens, row.used_calls, row.reserved_tokens) == (5_000, 50, 0)
+    assert not Hold.objects.exists()

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from budgets.models import Charge, Counter, Usage
+from budgets.models import Charge, Counter, Hold, Usage
 from debates import services
 from debates.models import Debate, LLMCall
 from reviews import services as reviews
@@ -71,3 +71,29 @@ def test_a_debate_stops_at_its_call_limit(priced, default_agents, settings):
     assert "the call limit of one debate (debate_calls) is 4 calls" in debate.error
     assert priced.count() == 4
     assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 4
+
+
+def test_a_resumed_step_reserves_only_the_calls_not_made_yet(
+    priced, default_agents, settings, django_capture_on_commit_callbacks
+):
+    settings.BUDGET_DEBATE_MAX_CALLS = 5  # the first step's calls, and part of the second's
+    debate = services.debate_create(query=QUESTION, options={"model": priced.model}, enqueue=False)
+    services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert debate.status == Debate.Status.FAILED
+    assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 5
+
+    # Exactly the 12 calls of the debate: the resumed step must not reserve the calls of it an
+    # earlier run made, or the last step would find no room.
+    Charge.objects.filter(subject=f"debate:{debate.id}").update(max_calls=12)
+    with django_capture_on_commit_callbacks(execute=False):
+        reviews.review_rerun(
+            item_id=debate.review_items.get().pk, user=StaffFactory(), note="Raised."
+        )
+    services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert debate.status == Debate.Status.COMPLETED, debate.error
+    assert priced.count() == 12 and not priced.repeated()
+    counter = Counter.objects.get(key=f"debate:{debate.id}")
+    assert (counter.used_calls, counter.reserved_calls) == (12, 0)
+    assert not Hold.objects.exists()

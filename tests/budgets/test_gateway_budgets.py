@@ -4,6 +4,7 @@ with the offline model (real calls through litellm)."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from agents import gateway
 from budgets.limits import EVER, Allowance, Spender
@@ -77,3 +78,42 @@ def test_a_single_call_is_reserved_and_settled_around_it():
         )
     assert refused.value.breach.name == "user_tokens"
     assert Counter.objects.get(key="user:5").used_calls == 1
+
+
+def test_a_reply_is_settled_by_the_statement_that_stores_it_or_else_by_the_gateway():
+    spender = Spender(
+        allowances=(Allowance(scope="debate", key="debate:s", period=EVER, calls=10),),
+        max_tokens=64,
+    )
+    calls = {
+        k: {
+            "model": OFFLINE,
+            "messages": [{"role": "user", "content": f"Is {k} safe?"}],
+            "spender": spender,
+        }
+        for k in "ab"
+    }
+    stored = []
+
+    def store(answered):
+        for key, _response, paid in answered:
+            if key == "b":
+                raise RuntimeError("the store failed")
+            with connection.cursor() as cursor:  # the caller's own statement runs the settle
+                cursor.execute(f"WITH paid AS ({paid.sql}) SELECT 1 FROM paid", paid.params)
+            paid.done = True
+            stored.append(key)
+
+    with pytest.raises(RuntimeError):
+        gateway.complete_concurrently(
+            calls,
+            max_workers=1,
+            on_returned=store,
+            on_failed=lambda key, exc: None,
+            store_settles=True,
+        )
+    # "a" was settled once, by the store's statement; "b", whose store failed, by the gateway.
+    assert stored == ["a"]
+    counter = Counter.objects.get(key="debate:s")
+    assert (counter.used_calls, counter.reserved_calls) == (2, 0)
+    assert Usage.objects.get(model=OFFLINE).calls == 2
