@@ -382,6 +382,36 @@ def _cost_families(
     yield from (count, spent, per_debate, single, ratio)
 
 
+def _quality_families(report: dict[str, Any] | None) -> Iterator[Metric]:
+    """Seed 003's argument quality and consensus rate, and its comparison with a single agent
+    (accuracy improvement, reasoning depth, bias reduction, calibration), each beside the number
+    of debates it rests on. A figure with nothing to rest on has no sample."""
+    if not report:
+        return
+    score = _gauge(
+        "quality_score", "Mean quality score (0-1) over the newest finished debates.", ["score"]
+    )
+    scored = _gauge("quality_score_debates", "Debates the quality score rests on.", ["score"])
+    for name, figure in report["quality"].items():
+        scored.add_metric([name], figure["n"])
+        if figure["value"] is not None:
+            score.add_metric([name], figure["value"])
+    compared = _gauge(
+        "single_agent_comparison",
+        "Debate against a single agent: accuracy_improvement and bias_reduction (rates), "
+        "reasoning_depth (ratio), confidence_calibration (Brier, single minus debate).",
+        ["figure"],
+    )
+    examples = _gauge(
+        "single_agent_comparison_examples", "Debates the comparison rests on.", ["figure"]
+    )
+    for name, figure in report["comparison"].items():
+        examples.add_metric([name], figure["n"])
+        if figure["value"] is not None:
+            compared.add_metric([name], figure["value"])
+    yield from (score, scored, compared, examples)
+
+
 def _meta_families(tiers: dict[str, dict[str, Any]], now: float) -> Iterator[Metric]:
     up = _gauge(
         "metrics_source_up", "1 when the source could be read at the last refresh.", ["source"]
@@ -420,6 +450,7 @@ def families(
     out += _sweeper_families(operations.get("sweeper"), kinds)
     out += _ground_truth_families(evaluation.get("ground_truth"))
     out += _cost_families(operations.get("debates"), evaluation.get("independent_answers"))
+    out += _quality_families(evaluation.get("quality"))
     out += _meta_families({"operations": operations, "evaluation": evaluation}, now)
     return out
 

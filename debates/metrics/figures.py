@@ -40,6 +40,7 @@ from debates.baselines import POSITION_KINDS
 from debates.ground_truth import ground_truth_report
 from debates.metrics import counters
 from debates.models import Debate, LLMCall
+from debates.quality import quality_report
 from reviews.models import ReviewItem
 from reviews.triage import DEBATE_FAILED
 
@@ -278,9 +279,21 @@ def _independent_answers() -> dict[str, dict[str, float]]:
     return {protocol: {"n": n, "cost": float(cost or 0)} for protocol, n, cost in rows}
 
 
+def _quality() -> dict[str, Any]:
+    """Seed 003's quality means, consensus rate and single-agent comparison over the newest
+    finished debates (1 query): the quality report as the API gives it."""
+    return quality_report().as_json()
+
+
 def read_evaluation() -> dict[str, Any]:
-    """The evaluation tier, uncached: 3 queries, and 2 to set and reset the timeout."""
-    return _timed({"ground_truth": _ground_truth, "independent_answers": _independent_answers})
+    """The evaluation tier, uncached: 4 queries, and 2 to set and reset the timeout."""
+    return _timed(
+        {
+            "ground_truth": _ground_truth,
+            "independent_answers": _independent_answers,
+            "quality": _quality,
+        }
+    )
 
 
 # --- the cache -------------------------------------------------------------------------------

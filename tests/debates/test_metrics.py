@@ -242,6 +242,31 @@ def test_the_cost_of_a_debate_is_compared_with_a_single_agents(client, default_a
     )
 
 
+def test_seed_003s_quality_and_single_agent_comparison_are_exposed_with_their_n(
+    client, default_agents
+):
+    run_offline(SPLIT)
+    run_offline(VETO)
+    stored = [d.quality for d in Debate.objects.filter(status=Debate.Status.COMPLETED)]
+    overall = [q["overall_quality"] for q in stored if q.get("overall_quality") is not None]
+    assert len(overall) == 2
+
+    samples = scrape(client)
+
+    assert value(samples, "debates_quality_score_debates", score="overall_quality") == 2
+    assert value(samples, "debates_quality_score", score="overall_quality") == pytest.approx(
+        sum(overall) / 2, abs=1e-4
+    )
+    # No reviewer has judged either debate: the comparison rests on nothing and has no value.
+    assert (
+        value(samples, "debates_single_agent_comparison_examples", figure="accuracy_improvement")
+        == 0
+    )
+    assert ("debates_single_agent_comparison", (("figure", "accuracy_improvement"),)) not in (
+        samples
+    )
+
+
 def test_the_sweepers_reclaims_are_counted_across_processes(
     client, default_agents, private_queue, django_capture_on_commit_callbacks
 ):
@@ -299,8 +324,8 @@ def test_a_scrape_costs_a_bounded_number_of_queries_whatever_the_number_of_debat
     client, db, django_assert_max_num_queries, count
 ):
     _stored(count)
-    # 7 + 3 reads, a statement timeout set and reset per tier; none per debate.
-    with django_assert_max_num_queries(14):
+    # 7 + 4 reads, a statement timeout set and reset per tier; none per debate.
+    with django_assert_max_num_queries(15):
         samples = scrape(client)
     assert value(samples, "debates_created_total", protocol="s4") == (count + 1) // 2
     assert value(samples, "debates_created_total", protocol="vote") == count // 2
