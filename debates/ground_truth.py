@@ -13,6 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
+
 from debates.models import Debate, Participant
 from debates.protocols import evaluation
 
@@ -45,6 +47,20 @@ class GroundTruthReport:
         }
 
 
+def finished_in_range(
+    *, since: dt.datetime | None, until: dt.datetime | None, protocol: str
+) -> QuerySet[Debate]:
+    """Completed debates that finished in [`since`, `until`) of one `protocol` or all ("")."""
+    qs = Debate.objects.filter(status=Debate.Status.COMPLETED)
+    if since:
+        qs = qs.filter(completed_at__gte=since)
+    if until:
+        qs = qs.filter(completed_at__lt=until)
+    if protocol:
+        qs = qs.filter(protocol=protocol)
+    return qs
+
+
 def ground_truth_rows(
     *,
     since: dt.datetime | None = None,
@@ -54,13 +70,7 @@ def ground_truth_rows(
 ) -> tuple[list[evaluation.DebateRow], bool]:
     """The finished debates of the range as `DebateRow`s (newest first), and whether the range
     held more than `limit`. Two queries."""
-    qs = Debate.objects.filter(status=Debate.Status.COMPLETED)
-    if since:
-        qs = qs.filter(completed_at__gte=since)
-    if until:
-        qs = qs.filter(completed_at__lt=until)
-    if protocol:
-        qs = qs.filter(protocol=protocol)
+    qs = finished_in_range(since=since, until=until, protocol=protocol)
     found = list(
         qs.order_by("-completed_at", "id").values_list(
             "id",

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from debates.ground_truth import finished_in_range
 from debates.models import Challenge, Debate, Statement, Vote
 from debates.protocols import quality as pure
 
@@ -190,13 +191,7 @@ def comparison_rows(
 ) -> tuple[list[pure.ComparisonRow], bool]:
     """The finished debates of the range (newest first, at most `limit`) as `ComparisonRow`s,
     and whether there were more. One query."""
-    qs = Debate.objects.filter(status=Debate.Status.COMPLETED)
-    if since:
-        qs = qs.filter(completed_at__gte=since)
-    if until:
-        qs = qs.filter(completed_at__lt=until)
-    if protocol:
-        qs = qs.filter(protocol=protocol)
+    qs = finished_in_range(since=since, until=until, protocol=protocol)
     found = list(
         qs.order_by("-completed_at", "id").values_list(
             "protocol",
