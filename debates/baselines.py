@@ -80,19 +80,28 @@ def record_baselines(
 
 
 def finished_fields(
-    debate: Debate, decision: str
+    debate: Debate, decision: str, *, rows: tuple[list, list, list] | None = None
 ) -> tuple[evaluation.Baselines | None, dict[str, Any]]:
     """The baselines and quality scores of `debate` if it decides `decision`, from its stored
     statements, final votes and challenges (3 queries), with the fields that store them, not
-    stored: the finishing debate writes them with its decision, in the same statement."""
-    debate_id = debate.pk
-    statements = list(
-        Statement.objects.filter(debate_id=debate_id)
-        .select_related("participant", "round", "call")
-        .order_by("round__number", "participant__position")
-    )
-    votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))
-    challenges = Challenge.objects.filter(debate_id=debate_id).values_list("argument", flat=True)
+    stored: the finishing debate writes them with its decision, in the same statement.
+
+    `rows`: those three as the reads would return them (statements with their participant,
+    round and call, in round and position order; votes with their participant; challenge
+    arguments), from a runner that holds them (no query)."""
+    if rows is not None:
+        statements, votes, challenges = rows
+    else:
+        debate_id = debate.pk
+        statements = list(
+            Statement.objects.filter(debate_id=debate_id)
+            .select_related("participant", "round", "call")
+            .order_by("round__number", "participant__position")
+        )
+        votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))
+        challenges = Challenge.objects.filter(debate_id=debate_id).values_list(
+            "argument", flat=True
+        )
     result = compute_for(
         protocol=debate.protocol,
         options=debate.options,

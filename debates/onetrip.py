@@ -67,18 +67,38 @@ def insert(
     return Part(name, sql, params)
 
 
-def update(name: str, model: type[models.Model], pk, values: dict[str, Any]) -> Part:
-    """UPDATE one row of `model` by primary key, setting `values` (field name -> value)."""
+def update(
+    name: str,
+    model: type[models.Model],
+    pk,
+    values: dict[str, Any],
+    *,
+    raw: dict[str, tuple[str, Sequence[Any]]] | None = None,
+    where: tuple[str, Sequence[Any]] | None = None,
+    returning: str = "",
+) -> Part:
+    """UPDATE one row of `model` by primary key, setting `values` (field name -> value) and
+    `raw` (field name -> (SQL, params): an expression, which may read earlier parts), only
+    where `where` (SQL on the table's name, params) also holds, returning `returning` (SQL)."""
     opts = model._meta
     sets, params = [], []
     for attname, value in values.items():
         f = opts.get_field(attname)
         sets.append(f"{connection.ops.quote_name(f.column)} = %s")
         params.append(f.get_db_prep_save(value, connection))
+    for attname, (expression, expression_params) in (raw or {}).items():
+        sets.append(f"{connection.ops.quote_name(opts.get_field(attname).column)} = {expression}")
+        params.extend(expression_params)
     params.append(opts.pk.get_db_prep_save(pk, connection))
     table = connection.ops.quote_name(opts.db_table)
     pk_column = connection.ops.quote_name(opts.pk.column)
-    return Part(name, f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s", params)
+    sql = f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s"
+    if where is not None:
+        sql += f" AND ({where[0]})"
+        params.extend(where[1])
+    if returning:
+        sql += f" RETURNING {returning}"
+    return Part(name, sql, params)
 
 
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:

@@ -10,7 +10,6 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from agents import gateway, routing
@@ -35,9 +34,13 @@ from debates.protocols.base import (
 )
 from debates.reviewing.items import (
     failure_items_close_for_rerun,
+    opens_plainly,
+    outcome_flags,
+    outcome_item_parts,
     review_item_for_failure,
     review_items_for_debate,
 )
+from reviews.models import ReviewItem
 
 logger = logging.getLogger(__name__)
 
@@ -270,6 +273,8 @@ class _DebateRunner:
         self.rounds: dict[int, Round] = {}
         self.call_ids: dict[str, int] = {}
         self.statement_ids: dict[str, int] = {}
+        # What this run stored (statements and challenges, by call key), with their calls.
+        self.kept: dict[str, Statement | Challenge] = {}
         self.heartbeat = runs.Heartbeat(Debate, debate.pk)
         self.spender = budgets.spender_for(
             subject=f"debate:{debate.pk}", user_id=debate.created_by_id
@@ -560,6 +565,14 @@ class _DebateRunner:
         [(made_id,)] = onetrip.execute(parts, select)
         if paid is not None:
             paid.done = True
+        made.pk = made_id
+        made.call = LLMCall(
+            id=call_id,
+            tokens_in=response.tokens_in,
+            tokens_out=response.tokens_out,
+            cost_usd=response.cost_usd,
+        )
+        self.kept[request.key] = made
         if isinstance(made, Statement):
             self.statement_ids[request.key] = made_id
         if closes_round:
@@ -573,12 +586,26 @@ class _DebateRunner:
         return []
 
     def _finish(self, outcome: Outcome) -> None:
+        """In one transaction of two statements: the final round, the votes and the totals
+        (reading the reasons the debate's review items were ever raised for), then the decision
+        with its baselines and quality scores (computed from the replies this run holds, or
+        read back when an earlier run stored some) and, when the outcome needs a human, its
+        review item and the item's `created` event."""
         debate = self.debate
         if outcome.decision.decision not in self.protocol.decisions:
             raise RuntimeError(
                 f"{debate.protocol} decided {outcome.decision.decision!r}, which is not one of "
                 f"its decisions ({', '.join(self.protocol.decisions)})"
             )
+        metadata = outcome.metadata(debate.metadata)
+        if debate.injection_findings:
+            metadata["injection_suspected"] = True
+        if self.flagged:
+            metadata["injection_in_replies"] = [
+                {"call": key, "kinds": sorted({f["kind"] for f in found})}
+                for key, found in sorted(self.flagged.items())
+            ]
+        flags = outcome_flags(metadata, debate.injection_findings)
         with transaction.atomic():
             number, name = outcome.final_round_number, outcome.final_round_name
             keys = [v.statement_key for v in outcome.votes if v.statement_key]
@@ -608,44 +635,85 @@ class _DebateRunner:
             ]
             if votes:
                 parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
-            [totals] = onetrip.execute(
+            calls, items = LLMCall._meta.db_table, ReviewItem._meta.db_table
+            [(*totals, raised_before)] = onetrip.execute(
                 parts,
                 "SELECT COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), "
-                f"COALESCE(SUM(cost_usd), 0) FROM {LLMCall._meta.db_table} WHERE debate_id = %s",
-                [debate.pk],
+                f"COALESCE(SUM(cost_usd), 0), (SELECT array_agg(r) FROM {items} i, "
+                f"unnest(array_append(i.reasons, i.reason)) r WHERE i.debate_id = %s) "
+                f"FROM {calls} WHERE debate_id = %s",
+                [debate.pk, debate.pk],
             )
             totals = dict(zip(("tokens_in", "tokens_out", "cost"), totals, strict=True))
-            metadata = outcome.metadata(debate.metadata)
-            if debate.injection_findings:
-                metadata["injection_suspected"] = True
-            if self.flagged:
-                metadata["injection_in_replies"] = [
-                    {"call": key, "kinds": sorted({f["kind"] for f in found})}
-                    for key, found in sorted(self.flagged.items())
-                ]
             # What no debate would have decided, and the quality scores, stored with the decision.
-            _, evaluated = finished_fields(debate, outcome.decision.decision)
-            finished = Debate.objects.filter(
-                Q(id=debate.id), Q(status=Debate.Status.RUNNING)
-            ).update(
-                **evaluated,
-                status=Debate.Status.COMPLETED,
-                decision=outcome.decision.decision,
-                reasoning=outcome.decision.reasoning,
-                metadata=metadata,
-                consensus_type=outcome.decision.consensus_type,
-                tokens_in=totals["tokens_in"],
-                tokens_out=totals["tokens_out"],
-                cost_usd=totals["cost"],
-                completed_at=timezone.now(),
-                error="",
+            _, evaluated = finished_fields(
+                debate, outcome.decision.decision, rows=self._finished_rows(votes)
+            )
+            now = timezone.now()
+            plain = opens_plainly(raised_before)
+            parts = outcome_item_parts(debate.pk, flags, at=now) if plain else []
+            pending = Debate.ReviewStatus.PENDING
+            finish = onetrip.update(
+                "d",
+                Debate,
+                debate.pk,
+                {
+                    **evaluated,
+                    "status": Debate.Status.COMPLETED,
+                    "decision": outcome.decision.decision,
+                    "reasoning": outcome.decision.reasoning,
+                    "metadata": metadata,
+                    "consensus_type": outcome.decision.consensus_type,
+                    "tokens_in": totals["tokens_in"],
+                    "tokens_out": totals["tokens_out"],
+                    "cost_usd": totals["cost"],
+                    "completed_at": now,
+                    "updated_at": now,
+                    "error": "",
+                },
+                raw=(
+                    {
+                        "review_status": (
+                            "CASE WHEN EXISTS (SELECT 1 FROM ri) THEN %s ELSE review_status END",
+                            [pending],
+                        )
+                    }
+                    if parts
+                    else {}
+                ),
+                where=("status = %s", [Debate.Status.RUNNING]),
+                returning="id",
+            )
+            item_ids = "(SELECT array_agg(id) FROM ri)" if parts else "NULL::bigint[]"
+            [(finished, opened)] = onetrip.execute(
+                [*parts, finish], f"SELECT (SELECT count(*) FROM d), {item_ids}"
             )
             if not finished:
                 raise RuntimeError("the debate stopped running while it was being completed")
-            # Outcomes that need a human are queued in the same transaction as the decision.
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
-            review_items_for_debate(debate=debate, completed=debate)
+            if opened:
+                debate.review_status = pending
+                logger.info(
+                    "debate %s: review item #%s (%s)",
+                    debate.pk,
+                    opened[0],
+                    ", ".join(f.reason for f in flags),
+                )
+            elif flags and not plain:  # an outcome item was raised before: join or skip it
+                review_items_for_debate(debate=debate, completed=debate)
             if debate.callback_url:
                 webhooks.notify_debate_event(
                     debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED
                 )
+
+    def _finished_rows(self, votes: list[Vote]):
+        """What the baselines and quality scores are computed from, as `finished_fields` reads
+        them, when this run stored every reply of the debate (None: read them back)."""
+        if not set(self.done) <= set(self.kept):
+            return None
+        kept = sorted(
+            (made for made in self.kept.values() if isinstance(made, Statement)),
+            key=lambda s: (s.round.number, s.participant.position),
+        )
+        challenges = [made.argument for made in self.kept.values() if isinstance(made, Challenge)]
+        return kept, votes, challenges

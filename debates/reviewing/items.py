@@ -6,14 +6,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
+from debates import onetrip
 from debates.models import Debate, Statement
 from debates.reviewing import triage
 from reviews import queueing
-from reviews.models import ReviewItem
-from reviews.triage import BUDGET_EXCEEDED, DEBATE_FAILED
+from reviews.models import ReviewEvent, ReviewItem
+from reviews.triage import BUDGET_EXCEEDED, DEBATE_FAILED, FAILURE_REASONS, Flag, joined
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,60 @@ def review_items_for_debate(
         "; ".join(", ".join(i.reasons or [i.reason]) for i in created),
     )
     return created
+
+
+def outcome_flags(metadata, injection_findings) -> list[Flag]:
+    """The enabled reasons a completed debate with this metadata needs a human for."""
+    enabled = queueing.enabled_reasons()
+    return [f for f in triage.flags_for(metadata, injection_findings) if f.reason in enabled]
+
+
+def opens_plainly(raised_before) -> bool:
+    """Whether a completing debate's outcome item can be opened by `outcome_item_parts`: no
+    outcome item was ever raised for it (`raised_before`: every reason of its items), so there
+    is none to join and none that a reason was raised by before."""
+    return not set(raised_before or ()) - set(FAILURE_REASONS)
+
+
+def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[onetrip.Part]:
+    """The parts that open a completing debate's one outcome item for `flags` (`ri`, which
+    returns the item's id when it was created; ON CONFLICT DO NOTHING backs up the one active
+    outcome item per debate) with its `created` event, for the statement that completes the
+    debate; as `review_items_for_debate` opens it when `opens_plainly` holds."""
+    if not flags:
+        return []
+    flag = joined(flags)
+    item = ReviewItem(
+        debate_id=debate_id,
+        reason=flag.reason,
+        reasons=list(flag.all_reasons),
+        priority=flag.priority,
+        summary=flag.summary,
+        details=flag.details,
+        created_at=at,
+    )
+    opened = onetrip.insert("ri", [item], returning=("id",), ignore_conflicts=True)
+    event = ReviewEvent._meta
+    columns = ["item", "action", "from_status", "to_status", "note", "data", "created_at"]
+    values = [
+        ReviewEvent.Action.CREATED,
+        "",
+        item.status,
+        item.summary,
+        {"reasons": list(flag.all_reasons)} if len(flag.all_reasons) > 1 else {},
+        at,
+    ]
+    fields = [event.get_field(name) for name in columns]
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(fields[1:], values, strict=True)]
+    names = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    placeholders = ", ".join(["%s"] * len(values))
+    created = onetrip.Part(
+        "ri_event",
+        f"INSERT INTO {connection.ops.quote_name(event.db_table)} ({names}) "
+        f"SELECT ri.id, {placeholders} FROM ri RETURNING id",
+        params,
+    )
+    return [opened, created]
 
 
 def review_item_for_failure(*, debate: Debate, budget: bool = False) -> ReviewItem | None:

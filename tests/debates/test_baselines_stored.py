@@ -103,3 +103,40 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(
     assert f"Majority vote of the independent answers: {stored.majority_decision}" in text
     admin_page = client.get(f"/admin/debates/debate/{debate.id}/change/").content.decode()
     assert "Majority decision" in admin_page and stored.rules_version in admin_page
+
+
+QUESTIONS = [HTTPS, TESLA, "Is Bitcoin a good investment?", "How do I hack into my ex's email?"]
+
+
+@pytest.mark.parametrize("protocol", ["s4", "vote", "moderated", "round_robin"])
+def test_what_a_run_stores_from_the_replies_it_holds_equals_what_the_rows_give(
+    default_agents, protocol
+):
+    # The runner computes the baselines and quality scores from the replies it stored, with no
+    # query; recomputed from the stored rows they are the same, field for field.
+    for query in QUESTIONS:
+        debate = run(query, protocol)
+        assert debate.status == Debate.Status.COMPLETED, debate.error
+        _, fields = baselines.finished_fields(debate, debate.decision)
+        assert fields and {name: getattr(debate, name) for name in fields} == fields
+
+
+def test_a_resumed_run_reads_back_the_replies_an_earlier_run_stored(default_agents):
+    from unittest import mock
+
+    from agents import gateway
+    from tests.debates.test_services import CountingLLM, WorkerDied
+
+    debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
+    with (
+        mock.patch.object(gateway, "complete", CountingLLM(fail_after=7, exc=WorkerDied())),
+        pytest.raises(WorkerDied),
+    ):
+        services.debate_run(debate_id=debate.id)
+    with CaptureQueriesContext(connection) as ctx:
+        services.debate_run(debate_id=debate.id)
+    debate = selectors.debate_get(debate.id)
+    assert debate.status == Debate.Status.COMPLETED
+    assert any('FROM "debates_challenge"' in q["sql"] for q in ctx.captured_queries)
+    _, fields = baselines.finished_fields(debate, debate.decision)
+    assert fields and {name: getattr(debate, name) for name in fields} == fields

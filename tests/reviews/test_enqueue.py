@@ -133,11 +133,23 @@ def test_a_debate_that_has_not_completed_is_not_queued(default_agents):
     assert review_items_for_debate(debate=debate) == []
 
 
-def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(default_agents):
+def _item_unavailable(*args, **kwargs):
+    raise RuntimeError("queue unavailable")
+
+
+def _item_refused_by_the_database(debate_id, flags, *, at):
+    from debates import onetrip
+
+    # The statement that completes the debate fails on its item part (division by zero).
+    return [onetrip.Part("ri", "SELECT (1 / (SELECT 0))::bigint AS id", [])]
+
+
+@pytest.mark.parametrize("failure", [_item_unavailable, _item_refused_by_the_database])
+def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(
+    default_agents, failure
+):
     debate = services.debate_create(query=SPLIT, enqueue=False)
-    with mock.patch(
-        "debates.services.review_items_for_debate", side_effect=RuntimeError("queue unavailable")
-    ):
+    with mock.patch("debates.services.outcome_item_parts", side_effect=failure):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
