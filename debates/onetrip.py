@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, models
+from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models.constants import OnConflict
 from django.db.models.sql import InsertQuery
 
@@ -109,6 +111,15 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     if parts:
         sql = "WITH " + ", ".join(f"{p.name} AS ({p.sql})" for p in parts) + " " + select
     params = [value for p in parts for value in p.params] + list(params)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    connection.ensure_connection()
+    raw = connection.connection
+    with connection._prepare_cursor(ServerBindingCursor(raw)) as cursor:
+        if not settings.DEBATE_PREPARED_STATEMENTS:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+        threshold, raw.prepare_threshold = raw.prepare_threshold, 0
+        try:
+            cursor.execute(sql, params)
+        finally:
+            raw.prepare_threshold = threshold
         return cursor.fetchall()

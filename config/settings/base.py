@@ -302,6 +302,11 @@ DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
 # The process's LLM call threads (one long-lived pool, shared by every debate the process runs).
 DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=256)
+# The statements that start a debate's steps and store its replies run as prepared statements
+# (parsed and planned once per connection, with their values sent apart from the SQL). Behind
+# a pooler that does not keep prepared statements (PgBouncer before 1.21 in transaction mode,
+# or without max_prepared_statements), set it to false.
+DEBATE_PREPARED_STATEMENTS = env_bool("DEBATE_PREPARED_STATEMENTS", default=True)
 
 # --- Spending limits (budgets/) ---------------------------------------------------------------
 # Defaults for every user and API token; staff set other limits per user or token in the admin
