@@ -152,9 +152,13 @@ def load() -> None:
 
 
 def _call(litellm, target: routing.Target, **kwargs):
-    """One attempt: through the Router along the target's deployments, or directly."""
+    """One attempt: through the Router along the target's deployments when there is a
+    choice to make (a fallback), else directly (a model, or the one deployment of a group,
+    with its litellm parameters, as the Router would send them: the call's own win)."""
     if not target.routed:
         return litellm.completion(model=target.name, num_retries=0, **kwargs)
+    if len(target.deployments) == 1:
+        return litellm.completion(**{**target.deployments[0].params, **kwargs, "num_retries": 0})
     return routing.router(litellm).completion(
         model=target.deployments[0].id,
         fallbacks=routing.router_fallbacks(target),
@@ -167,6 +171,8 @@ def _answered_by(target: routing.Target, response) -> routing.Deployment | None:
     """The deployment the Router reports for a reply (its `model_id`)."""
     if not target.routed:
         return None
+    if len(target.deployments) == 1:
+        return target.deployments[0]
     hidden = getattr(response, "_hidden_params", None) or {}
     model_id = hidden.get("model_id")
     found = next((d for d in target.deployments if d.id == model_id), None)

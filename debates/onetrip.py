@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +29,11 @@ class Part:
     params: Sequence[Any] = field(default_factory=tuple)
 
 
+# The SQL of each shape of insert (model, columns, options, rows), compiled once per process;
+# and whether its values go as one array per column (Django's UNNEST for several rows).
+_compiled: dict[tuple, tuple[str, bool]] = {}
+
+
 def insert(
     name: str,
     objs: Sequence[models.Model],
@@ -41,7 +47,11 @@ def insert(
     """INSERT `objs` (one model) as `bulk_create` would, returning `returning` for every row
     written. `unique_fields` with `update_fields` make it an upsert (ON CONFLICT DO UPDATE,
     only where the existing row matches `update_where` if given: SQL on the table's name);
-    `ignore_conflicts` skips rows that conflict."""
+    `ignore_conflicts` skips rows that conflict.
+
+    Django's compiler writes the SQL of each shape once; the values of later inserts of that
+    shape are prepared field by field as the compiler prepares them (`pre_save`, then
+    `get_db_prep_save`), which the first insert of each shape checks against the compiler's."""
     model = type(objs[0])
     opts = model._meta
     fields = [
@@ -49,6 +59,42 @@ def insert(
         for f in opts.concrete_fields
         if not f.generated and not (f.primary_key and getattr(objs[0], f.attname) is None)
     ]
+    options = (tuple(returning), tuple(unique_fields), tuple(update_fields), update_where)
+    shape = (model, tuple(f.attname for f in fields), options, ignore_conflicts, len(objs))
+    known = _compiled.get(shape)
+    if known is not None:
+        sql, by_column = known
+        return Part(name, sql, _values(fields, objs, by_column))
+    sql, params = _compile(model, fields, objs, *options, ignore_conflicts=ignore_conflicts)
+    by_column = len(objs) > 1 and len(params) == len(fields)
+    if not any(f.has_db_default() for f in fields) and _same(
+        params, _values(fields, objs, by_column)
+    ):
+        _compiled[shape] = (sql, by_column)
+    return Part(name, sql, params)
+
+
+def _values(fields, objs, by_column: bool) -> list[Any]:
+    rows = [[f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields] for obj in objs]
+    if by_column:
+        return [list(column) for column in zip(*rows, strict=True)]
+    return [value for row in rows for value in row]
+
+
+def _same(compiled: list[Any], prepared: list[Any]) -> bool:
+    """The same values, but for the times `pre_save` sets (auto_now) on each call."""
+    return len(compiled) == len(prepared) and all(
+        _same(a, b)
+        if isinstance(a, list) and isinstance(b, list)
+        else a == b or repr(a) == repr(b) or isinstance(a, datetime) and isinstance(b, datetime)
+        for a, b in zip(compiled, prepared, strict=True)
+    )
+
+
+def _compile(
+    model, fields, objs, returning, unique_fields, update_fields, update_where, *, ignore_conflicts
+) -> tuple[str, list[Any]]:
+    opts = model._meta
     unique = [opts.get_field(n) for n in unique_fields]
     update = [opts.get_field(n) for n in update_fields]
     query = InsertQuery(
@@ -66,7 +112,7 @@ def insert(
     if update_where:
         head, returning_sql = sql.rsplit(" RETURNING ", 1)
         sql = f"{head} WHERE {update_where} RETURNING {returning_sql}"
-    return Part(name, sql, params)
+    return sql, list(params)
 
 
 def update(
