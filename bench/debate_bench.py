@@ -14,8 +14,13 @@ README's own command (`celery -A config worker`, the pool and concurrency from s
   5. makespans of N debates started together at latency L (--makespan N:L, repeatable), wall
      time / 3 L, with --worker-processes workers.
 
+The workers run with DJANGO_DEBUG=False, as in production (with debug on, Django also logs
+every statement's SQL with its values). Section 4 also prints the LLM client's own share: the
+CPU of one call through the gateway to the offline model, times the debate's 12 calls.
+
 Usage: .venv/bin/python bench/debate_bench.py [--latency 0.2] [--debates 50]
        .venv/bin/python bench/debate_bench.py --worker-cost [--makespan 50:0.2 ...]
+           [--broker amqp://guest:guest@127.0.0.1:5672//]
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
 """
 
@@ -39,6 +44,15 @@ os.environ.update(
     LITELLM_LOCAL_MODEL_COST_MAP="True",
     DJANGO_LOG_LEVEL="WARNING",
 )
+
+
+def use_broker(argv: list[str]) -> None:
+    """`--broker URL` (before Django starts): the broker the bench and its workers use."""
+    if "--broker" in argv:
+        os.environ["CELERY_BROKER_URL"] = argv[argv.index("--broker") + 1]
+
+
+use_broker(sys.argv)
 
 
 def ensure_database():
@@ -148,7 +162,7 @@ class BackendSampler:
 
 def start_workers(count: int, latency: float, *extra: str) -> list:
     """Workers started with the README's command (`celery -A config worker -l info`)."""
-    env = {**os.environ, "DEBATE_OFFLINE_LATENCY": str(latency)}
+    env = {**os.environ, "DEBATE_OFFLINE_LATENCY": str(latency), "DJANGO_DEBUG": "False"}
     workers = [
         subprocess.Popen(
             [
@@ -243,6 +257,26 @@ def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
     return counts
 
 
+def llm_client_cost(calls: int = 300) -> float:
+    """CPU (ms) of one call through the gateway to the offline model (no latency, no limits):
+    litellm's own work per call, the same in any orchestration that calls models through it."""
+    from django.conf import settings
+
+    from agents import gateway
+
+    settings.DEBATE_OFFLINE_LATENCY = 0
+    messages = [
+        {"role": "system", "content": "You are the Safety agent."},
+        {"role": "user", "content": "STEP: analysis\nQUESTION: Is Bitcoin a good investment?"},
+    ]
+    for _ in range(20):
+        gateway.complete(messages=messages, step="analysis", role="safety")
+    c0 = time.process_time()
+    for _ in range(calls):
+        gateway.complete(messages=messages, step="analysis", role="safety")
+    return (time.process_time() - c0) / calls * 1000
+
+
 def worker_cost(args):
     import redis
     from django.conf import settings
@@ -287,6 +321,12 @@ def worker_cost(args):
         f"{(worker_cpu + pg_cpu) / n * 1000:.1f} ms; worker memory {at_rest:.0f} MB at rest, "
         f"{loaded:.0f} MB after the run"
     )
+    per_call = llm_client_cost()
+    print(
+        f"of which the LLM client (litellm, 12 calls at {per_call:.2f} ms each, measured "
+        f"in-process): {12 * per_call:.1f} ms; the debate's own cost: "
+        f"{(worker_cpu + pg_cpu) / n * 1000 - 12 * per_call:.1f} ms"
+    )
 
     by_latency: dict[float, list[int]] = {}
     for spec in args.makespan:
@@ -312,6 +352,12 @@ def main():
         "--worker-cost",
         action="store_true",
         help="CPU, statements and makespans through workers (sections 4, 5)",
+    )
+    parser.add_argument(
+        "--broker",
+        default=None,
+        help="the broker URL for the bench and its workers (default: the settings', Redis); "
+        "e.g. amqp://guest:guest@127.0.0.1:5672// for RabbitMQ",
     )
     parser.add_argument("--cost-debates", type=int, default=200)
     parser.add_argument("--cost-latency", type=float, default=0.02)
