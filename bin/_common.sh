@@ -98,6 +98,30 @@ ensure_services() {
   fi
 }
 
+amqp_ready() { "$PY" - <<'PYEOF' 2>/dev/null
+import os, sys
+from kombu import Connection
+try:
+    with Connection(os.environ.get("TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//"),
+                    connect_timeout=2) as conn:
+        conn.ensure_connection(max_retries=1)
+except Exception:
+    sys.exit(1)
+PYEOF
+}
+
+ensure_rabbitmq() {
+  # The tests also run workers on RabbitMQ (the other broker a deployment may use).
+  if ! amqp_ready; then
+    if command -v rabbitmq-server >/dev/null 2>&1; then
+      say "Starting RabbitMQ"
+      rabbitmq-server -detached >/dev/null 2>&1 || true
+      for _ in $(seq 1 60); do amqp_ready && break; sleep 1; done
+    fi
+    amqp_ready || die "RabbitMQ is not running on ${TEST_AMQP_URL:-127.0.0.1:5672} and could not be started. Install it (Debian: apt-get install rabbitmq-server) or set TEST_AMQP_URL."
+  fi
+}
+
 ensure_database() {
   "$PY" - <<'PYEOF'
 import os

@@ -68,3 +68,36 @@ def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_value
     second.refresh_from_db()
     assert second.status == "completed", second.error
     assert dict(onetrip._compiled).keys() >= shapes.keys()
+
+
+def _prepared_stores(connection) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM pg_prepared_statements WHERE statement LIKE %s",
+            ['WITH call AS (UPDATE "debates_llmcall"%'],
+        )
+        return {name for (name,) in cursor.fetchall()}
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_debate_is_stored_alike_with_or_without_prepared_statements(
+    default_agents, settings, prepared
+):
+    # Behind a pooler that keeps no prepared statements, DEBATE_PREPARED_STATEMENTS=false.
+    from django.db import connection
+
+    settings.DEBATE_PREPARED_STATEMENTS = prepared
+    debate = services.debate_create(query="Is Bitcoin a good investment?", protocol="s4")
+    before = _prepared_stores(connection)
+    services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert debate.status == "completed", debate.error
+    assert Statement.objects.filter(debate=debate).count() == 6
+    assert Challenge.objects.filter(debate=debate).count() == 6
+    after = _prepared_stores(connection)
+    if prepared:
+        assert after
+    else:
+        assert after == before
+    # The connection's own setting is left as it was (Django's default: no preparing).
+    assert connection.connection.prepare_threshold is None
