@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import F, Q
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from debates.metrics import counters
@@ -187,24 +187,35 @@ class TransientFailure(Exception):
         self.error = error
 
 
-def claim(work: Work, pk) -> bool:
+def claim(work: Work, pk):
     """queued -> running, or take over a running row (its runner is gone if the caller holds
-    the lock); one more attempt is counted. False when there is nothing to run, or when it was
-    started `DEBATE_MAX_ATTEMPTS` times already."""
+    the lock); one more attempt is counted. Returns the row as claimed (one statement: the
+    UPDATE returns it), or None when there is nothing to run, or when it was started
+    `DEBATE_MAX_ATTEMPTS` times already."""
+    opts = work.model._meta
+    column = {
+        name: connection.ops.quote_name(opts.get_field(name).column)
+        for name in ("status", "started_at", "attempts", "updated_at", "heartbeat_at")
+    }
     now = timezone.now()
-    return bool(
-        work.model.objects.filter(
-            pk=pk,
-            status__in=UNFINISHED,
-            attempts__lt=settings.DEBATE_MAX_ATTEMPTS,
-        ).update(
-            status=RunStatus.RUNNING,
-            started_at=Coalesce(F("started_at"), now),
-            attempts=F("attempts") + 1,
-            updated_at=now,
-            heartbeat_at=now,
-        )
+    rows = work.model.objects.raw(
+        f"UPDATE {connection.ops.quote_name(opts.db_table)} SET {column['status']} = %s, "
+        f"{column['started_at']} = COALESCE({column['started_at']}, %s), "
+        f"{column['attempts']} = {column['attempts']} + 1, {column['updated_at']} = %s, "
+        f"{column['heartbeat_at']} = %s "
+        f"WHERE {connection.ops.quote_name(opts.pk.column)} = %s "
+        f"AND {column['status']} = ANY(%s) AND {column['attempts']} < %s RETURNING *",
+        [
+            RunStatus.RUNNING,
+            now,
+            now,
+            now,
+            opts.pk.get_db_prep_value(pk, connection),
+            [str(s) for s in UNFINISHED],
+            settings.DEBATE_MAX_ATTEMPTS,
+        ],
     )
+    return next(iter(rows), None)
 
 
 class Heartbeat:
@@ -250,7 +261,8 @@ def run(work: Work, pk, *, may_retry: bool = False):
         if not acquired:
             logger.info("%s %s is being run by another worker", work.noun, pk)
             return None
-        if not claim(work, pk):
+        row = claim(work, pk)
+        if row is None:
             fail(
                 work,
                 pk,
@@ -260,7 +272,6 @@ def run(work: Work, pk, *, may_retry: bool = False):
                 "its hard time limit).",
             )
             return None
-        row = work.model.objects.get(pk=pk)
         try:
             work.execute(row)
         except Exception as exc:

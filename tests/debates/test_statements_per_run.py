@@ -20,7 +20,8 @@ QUESTIONS = [
 
 
 def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
-    # 5 to claim the debate and read it, its participants and its spender; 3 to start the
+    # 4 to take the debate (the claim returns its row) and read its participants and its
+    # spender; 3 to start the
     # steps (each also reserves its calls); 12 to store the replies (each also settles its
     # call); BEGIN, the votes with the totals, the decision with its baselines, quality scores
     # and review item (if any), COMMIT; 2 to read the debate back and let it go.
@@ -55,5 +56,5 @@ def test_an_s4_run_takes_the_same_statements_whatever_the_outcome_and_the_replie
         assert all("budgets_settle(" in s for s in stores)
         assert sum("budgets_settle(" in s for s in statements) == 12
     assert len(set(counts)) == 1, f"statements per run changed: {counts}"
-    assert counts[0] == 26
+    assert counts[0] == 25
     assert Debate.objects.filter(review_status=Debate.ReviewStatus.PENDING).count() == 6
