@@ -114,7 +114,7 @@ def fill(n: int, staff, user) -> None:
                 reasons=(
                     ["debate_failed"]
                     if d.status != "completed"
-                    else (["split_vote", "low_confidence"] if k % 20 == 1 else ["split_vote"])
+                    else (["split_vote", "low_confidence"] if k % 100 == 3 else ["split_vote"])
                 ),
                 priority=40 + k % 50,
                 summary="Bench item",
