@@ -61,7 +61,8 @@ def ensure_database():
 
 def fill(n: int, staff, user) -> None:
     """`n` debates over the last 200 days: most completed S4 debates, some of every protocol,
-    status and decision; 1 % started by `user`; a tenth with review items."""
+    status and decision; 1 % started by `user`; a fifth with review items (one split vote's
+    item in 20 lists low confidence as its second reason)."""
     from decimal import Decimal
 
     from django.db import connection
@@ -109,6 +110,12 @@ def fill(n: int, staff, user) -> None:
             ReviewItem(
                 debate=d,
                 reason="split_vote" if d.status == "completed" else "debate_failed",
+                # Every item lists its reasons; one split vote in 20 has low confidence too.
+                reasons=(
+                    ["debate_failed"]
+                    if d.status != "completed"
+                    else (["split_vote", "low_confidence"] if k % 100 == 3 else ["split_vote"])
+                ),
                 priority=40 + k % 50,
                 summary="Bench item",
                 status="resolved" if k % 3 == 0 else "open",
@@ -264,6 +271,13 @@ def main():
             "/api/v1/reviews/",
             {"reason": "debate_failed"},
         ),
+        (
+            "API",
+            "reviews reason=low_confidence (2nd reason)",
+            admin,
+            "/api/v1/reviews/",
+            {"reason": "low_confidence"},
+        ),
         ("page", "/debates/", admin, "/debates/", {}),
         ("page", "/debates/?page=40", admin, "/debates/", {"page": 40}),
         ("page", "/debates/?q=bitcoin", admin, "/debates/", {"q": "bitcoin"}),
@@ -271,6 +285,13 @@ def main():
         ("page", "/debates/ as a user", member, "/debates/", {}),
         ("page", "/reviews/ (queue)", admin, "/reviews/", {}),
         ("page", "/reviews/?per_page=200", admin, "/reviews/", {"per_page": 200}),
+        (
+            "page",
+            "/reviews/?reason=low_confidence (2nd reason)",
+            admin,
+            "/reviews/",
+            {"reason": "low_confidence"},
+        ),
         ("admin", "debate changelist", admin, "/admin/debates/debate/", {}),
         (
             "admin",
@@ -288,6 +309,20 @@ def main():
         ),
         ("admin", "review item changelist", admin, "/admin/reviews/reviewitem/", {}),
         (
+            "admin",
+            "review item changelist ?q=bitcoin",
+            admin,
+            "/admin/reviews/reviewitem/",
+            {"q": "bitcoin"},
+        ),
+        (
+            "admin",
+            "review item changelist ?reason__exact=low_confidence",
+            admin,
+            "/admin/reviews/reviewitem/",
+            {"reason__exact": "low_confidence"},
+        ),
+        (
             "poll",
             "live poll, unchanged (204)",
             admin,
@@ -298,13 +333,13 @@ def main():
     print(f"\n{Debate.objects.count()} debates; {args.runs} requests each (after one warm-up)")
     print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores)")
     print(
-        f"{'':6} {'request':<42} {'p50 ms':>7} {'p95 ms':>7} {'CPU ms':>7} {'SQL ms':>7} "
+        f"{'':6} {'request':<52} {'p50 ms':>7} {'p95 ms':>7} {'CPU ms':>7} {'SQL ms':>7} "
         f"{'queries':>7}"
     )
     for kind, label, client, path, params in cases:
         expect = 204 if kind == "poll" else 200
         p50, p95, cpu, sql, queries = measure(client, path, params, args.runs, expect)
-        print(f"{kind:6} {label:<42} {p50:>7.1f} {p95:>7.1f} {cpu:>7.1f} {sql:>7.1f} {queries:>7}")
+        print(f"{kind:6} {label:<52} {p50:>7.1f} {p95:>7.1f} {cpu:>7.1f} {sql:>7.1f} {queries:>7}")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
     if args.plans:

@@ -5,6 +5,8 @@ has changed and the re-rendered partial when something has. Every web process ca
 the state lives in PostgreSQL only.
 """
 
+import uuid
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
@@ -12,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import ratelimit
+from api.links import row_links
 from api.pagination import EstimatedCountPaginator
 from debates import selectors, services
 from debates.forms import DebateFilterForm, DebateStartForm, protocol_name
@@ -44,8 +47,10 @@ def debate_list(request):
         "metadata", "reasoning", "injection_findings", "options"
     )
     page = EstimatedCountPaginator(debates, PAGE_SIZE).get_page(request.GET.get("page"))
+    link = row_links("debates:detail", key=uuid.UUID)
     for debate in page.object_list:
         debate.protocol_name = protocol_name(debate.protocol)
+        debate.url = link(debate.id)
     return render(
         request,
         "debates/list.html",
@@ -53,6 +58,8 @@ def debate_list(request):
             "page": page,
             "form": form,
             "filtered": form.is_bound and any(form.filters().values()),
+            # Read once for the page, not once per row.
+            "reads_every_debate": request.user.has_perm("debates.view_debate"),
         },
         status=400 if form.is_bound and form.errors else 200,
     )

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
 
@@ -43,6 +44,9 @@ class ReviewItem(models.Model):
         DEBATE_FAILED = triage.DEBATE_FAILED, triage.REASONS[triage.DEBATE_FAILED][0]
         RUN_FAILED = triage.RUN_FAILED, triage.REASONS[triage.RUN_FAILED][0]
         BUDGET_EXCEEDED = triage.BUDGET_EXCEEDED, triage.REASONS[triage.BUDGET_EXCEEDED][0]
+
+    #: Each reason's label, made once (`Reason.choices` is worked out again on every read).
+    REASON_LABELS = dict(Reason.choices)
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -188,6 +192,8 @@ class ReviewItem(models.Model):
             models.Index(fields=["-priority", "created_at", "id"], name="reviewitem_queue_order"),
             models.Index(fields=["assignee", "status"], name="reviewitem_assignee_status"),
             models.Index(fields=["reason", "status"], name="reviewitem_reason_status"),
+            # A reason filter matches any of an item's reasons (`reasons @> ARRAY[...]`).
+            GinIndex(fields=["reasons"], name="reviewitem_reasons_gin"),
         ]
 
     def __str__(self):
@@ -202,7 +208,7 @@ class ReviewItem(models.Model):
         """(reason, label, summary) for every reason it was raised for, most urgent first."""
         names = list(self.reasons or []) or [self.reason]
         summaries = (self.details or {}).get("summaries") or {}
-        labels = dict(self.Reason.choices)
+        labels = self.REASON_LABELS
         return [
             (name, labels.get(name, name), summaries.get(name) or (self.summary if i == 0 else ""))
             for i, name in enumerate(names)
@@ -211,8 +217,13 @@ class ReviewItem(models.Model):
     @property
     def reasons_display(self) -> str:
         """The reasons' labels (reads neither `details` nor `summary`: the queue defers them)."""
-        labels = dict(self.Reason.choices)
+        labels = self.REASON_LABELS
         return ", ".join(labels.get(r, r) for r in (list(self.reasons or []) or [self.reason]))
+
+    @property
+    def reason_label(self) -> str:
+        """The first reason's label (`get_reason_display`, without building the choices)."""
+        return self.REASON_LABELS.get(self.reason, self.reason)
 
     @property
     def subject(self) -> subjects.ReviewSubject:

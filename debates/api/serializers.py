@@ -18,6 +18,7 @@ from api.fields import (
     StrictSlugField,
     StrictURLField,
 )
+from api.links import row_links
 from debates import selectors, webhooks
 from debates.baselines import baselines_view
 from debates.defense import MAX_QUERY_LENGTH
@@ -175,9 +176,6 @@ class DebateAcceptedSerializer(serializers.ModelSerializer):
         return debate_url(self.context["request"], debate)
 
 
-URL_PLACEHOLDER_ID = uuid.UUID(int=0)
-
-
 def debate_url(request, debate: Debate) -> str:
     return request.build_absolute_uri(reverse("api:debate-detail", args=[debate.id]))
 
@@ -253,11 +251,11 @@ class DebateSummarySerializer(serializers.ModelSerializer):
 
     def get_url(self, debate: Debate) -> str:
         """The detail URL, reversed once per list (a page of 100 reversed 100 URLs)."""
-        template = self.context.get("debate_url_template")
-        if template is None:
-            template = debate_url(self.context["request"], Debate(id=URL_PLACEHOLDER_ID))
-            self.context["debate_url_template"] = template
-        return template.replace(str(URL_PLACEHOLDER_ID), str(debate.id))
+        link = self.context.get("debate_link")
+        if link is None:
+            link = row_links("api:debate-detail", key=uuid.UUID, request=self.context["request"])
+            self.context["debate_link"] = link
+        return link(debate.id)
 
 
 class AgentDynamicsSerializer(serializers.Serializer):

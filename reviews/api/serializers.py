@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.fields import BlankAsNullCharField, FilterChoiceField, StrictCharField
+from api.links import row_links
 from reviews import selectors, subjects
 from reviews.models import ReviewEvent, ReviewItem
 
@@ -26,7 +27,7 @@ class ReviewItemSerializer(serializers.ModelSerializer):
     reason = serializers.CharField(
         read_only=True, help_text="The most urgent of `reasons` (the item's priority is its)."
     )
-    reason_label = serializers.CharField(source="get_reason_display", read_only=True)
+    reason_label = serializers.CharField(read_only=True)
     reasons = serializers.SerializerMethodField(
         help_text="Every reason the subject raised, most urgent first: one debate whose "
         "outcome needs a human is one item, however many reasons it raised."
@@ -81,9 +82,12 @@ class ReviewItemSerializer(serializers.ModelSerializer):
         return fields
 
     def get_url(self, item: ReviewItem) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:review-detail", args=[item.pk])
-        )
+        """The item's URL, reversed once per list (a page of 100 reversed 100 URLs)."""
+        link = self.context.get("review_link")
+        if link is None:
+            link = row_links("api:review-detail", request=self.context["request"])
+            self.context["review_link"] = link
+        return link(item.pk)
 
     @extend_schema_field(ReviewReasonSerializer(many=True))
     def get_reasons(self, item: ReviewItem) -> list[dict]:

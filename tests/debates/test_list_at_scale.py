@@ -15,6 +15,8 @@ from django.urls import reverse
 from api.pagination import EstimatedCountPaginator
 from debates import selectors
 from debates.models import Debate
+from reviews import selectors as review_selectors
+from reviews.models import ReviewItem
 from tests.factories import CompletedDebateFactory, UserFactory, with_roles
 
 pytestmark = pytest.mark.django_db
@@ -128,6 +130,35 @@ def test_search_reads_the_trigram_index_not_the_table(staff, stored):
         assert "Seq Scan on debates_debate" not in plan, plan
     assert list(selectors.debate_list(user=staff, search="BITCOIN RESERVE")) == []
     assert len(selectors.debate_list(user=staff, search="bitcoin")) == 4
+
+
+@pytest.fixture
+def queued(stored):
+    """A review item for each of the 3,000 debates: a split vote, one in 100 with low
+    confidence as its second reason; statistics up to date."""
+    ReviewItem.objects.bulk_create(
+        ReviewItem(
+            debate=debate,
+            reason="split_vote",
+            reasons=["split_vote", "low_confidence"] if i % 100 == 0 else ["split_vote"],
+            priority=40 + i % 50,
+        )
+        for i, debate in enumerate(Debate.objects.filter(query__startswith="Ordinary"))
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE reviews_reviewitem")
+
+
+def test_the_queue_filtered_by_a_later_reason_reads_the_reasons_index(staff, queued):
+    """A reason filter matches an item's first reason or any other it lists: the other
+    reasons are found through the GIN index on `reasons`, not by reading the table."""
+    for status in ("active", "all"):
+        items = review_selectors.queue_items(user=staff, status=status, reason="low_confidence")
+        plan = plan_of(items[:50], bitmap_only=True)
+        assert "Bitmap Index Scan on reviewitem_reasons_gin" in plan, plan
+        assert "Seq Scan on reviews_reviewitem" not in plan, plan
+        assert len(items) == 30
+        assert all(item.reasons == ["split_vote", "low_confidence"] for item in items)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from reviews import services
 from reviews.models import ReviewEvent, ReviewItem
-from tests.reviews.conftest import VETO, run_offline
+from tests.reviews.conftest import VETO, completed_debate, run_offline
 
 CHANGELIST = reverse("admin:reviews_reviewitem_changelist")
 
@@ -42,6 +42,31 @@ def test_the_changelist_lists_and_filters_review_items(admin_client, items):
     assert "Is Bitcoin a good investment?" not in vetoes
     resolved = admin_client.get(CHANGELIST, {"status__exact": "resolved"}).content.decode()
     assert "0 review items" in resolved
+
+
+def test_the_search_finds_items_by_their_question_or_summary_every_word_anywhere(
+    admin_client, db, django_assert_max_num_queries
+):
+    bitcoin = ReviewItem.objects.create(
+        debate=completed_debate("Is Bitcoin a good reserve?"), reason="split_vote"
+    )
+    summary = ReviewItem.objects.create(
+        debate=completed_debate("Should we hire?"), reason="split_vote", summary="Bitcoin dissent"
+    )
+    other = ReviewItem.objects.create(
+        debate=completed_debate("Is Ethereum a good reserve?"), reason="split_vote"
+    )
+
+    def found(term):
+        with django_assert_max_num_queries(6):
+            response = admin_client.get(CHANGELIST, {"q": term})
+        return {item.pk for item in response.context["cl"].result_list}
+
+    assert found("bitcoin") == {bitcoin.pk, summary.pk}
+    assert found("good reserve") == {bitcoin.pk, other.pk}
+    assert found("bitcoin reserve") == {bitcoin.pk}  # every word, each in any field
+    assert found('"good reserve"') == {bitcoin.pk, other.pk}
+    assert found("nosuchword") == set()
 
 
 def test_the_change_page_is_a_read_only_transcript_with_the_events(admin_client, items):

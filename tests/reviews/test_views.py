@@ -257,6 +257,23 @@ def test_a_queue_of_thousands_is_paginated_with_a_constant_number_of_queries(
     assert "666 items" in response.content.decode()
 
 
+def test_each_queue_row_links_to_its_items_review_page(staff_client, db):
+    debate = completed_debate("Which link?")
+    items = [
+        ReviewItem.objects.create(debate=debate, reason="split_vote", reasons=["split_vote"]),
+        ReviewItem.objects.create(
+            debate=completed_debate("Another link?"),
+            reason="low_confidence",
+            reasons=["low_confidence"],
+        ),
+    ]
+    text = staff_client.get(QUEUE).content.decode()
+    for item in items:
+        link = reverse("reviews:item", args=[item.pk])
+        assert f'<td><a href="{link}">#{item.pk}</a></td>' in text
+        assert text.count(f'href="{link}"') == 2  # the number and the question
+
+
 # --- the review page and its actions ------------------------------------------------------------
 
 
