@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
-from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.fields import BlankAsNullCharField
+from api.links import row_links
 from debates.models import Debate
 from debates.reviewing.pages import allowed_decisions
 from debates.reviewing.triage import vote_counts
@@ -56,9 +57,12 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_url(self, debate: Debate) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("api:debate-detail", args=[debate.id])
-        )
+        """The debate's URL, reversed once per list (the root serializer's context keeps it)."""
+        link = self.context.get("review_debate_link")
+        if link is None:
+            link = row_links("api:debate-detail", key=uuid.UUID, request=self.context["request"])
+            self.context["review_debate_link"] = link
+        return link(debate.id)
 
     @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
     def get_votes(self, debate: Debate) -> dict[str, int]:
