@@ -146,8 +146,11 @@ def quality_lines(debate: Debate) -> list[str]:
     rows = quality_rows(debate)
     if not rows:
         return []
-    shown = ", ".join(f"{label.lower()} {'n/a' if v is None else f'{v:.2f}'}" for label, v in rows)
-    return [f"Quality (0-1): {shown}"]
+    # On the one scale every score and confidence is shown on: percent.
+    shown = ", ".join(
+        f"{label.lower()} {'n/a' if v is None else f'{round(v * 100, 1):g} %'}" for label, v in rows
+    )
+    return [f"Quality: {shown}"]
 
 
 # --- over many debates -------------------------------------------------------------------------

@@ -69,10 +69,13 @@ def test_quality_is_shown_in_the_api_exports_page_and_admin(default_agents, clie
     assert 'data-testid="quality"' in page and "Argument diversity" in page
     assert f"{view['consensus_quality']:.2f}" in page
     markdown = client.get(f"/debates/{debate.id}/debate.md").content.decode()
-    assert "Quality (0-1): logical consistency" in markdown
+    assert "Quality: logical consistency" in markdown
+    # In percent, as every confidence is (never "decision confidence 0.55" beside "55 %").
+    score = view["consensus_quality"]
+    assert f"consensus quality {round(score * 100, 1):g} %" in markdown
     from debates.transcript import render_text
 
-    assert "Quality (0-1):" in render_text(selectors.debate_get(debate.id))
+    assert "Quality: " in render_text(selectors.debate_get(debate.id))
     admin_page = client.get(f"/admin/debates/debate/{debate.id}/change/").content.decode()
     assert "consensus_quality" in admin_page
 

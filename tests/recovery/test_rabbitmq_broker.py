@@ -31,7 +31,8 @@ AMQP_URL = os.environ.get("TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//"
 @pytest.fixture
 def rabbitmq(private_queue):
     """A client of the RabbitMQ broker sending to the test's own queue (deleted after)."""
-    app = Celery("debates-rabbitmq-test", broker=AMQP_URL)
+    # Not the current app: the project's tasks keep sending through the configured broker.
+    app = Celery("debates-rabbitmq-test", broker=AMQP_URL, set_as_current=False)
     app.conf.task_default_queue = private_queue
     with app.connection_for_write() as connection:
         connection.ensure_connection(max_retries=3)
