@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from debates.models import Challenge, Debate, Statement, Vote
+from debates.models import Debate, Statement, Vote
 from debates.protocols import evaluation, quality
-from debates.quality import record_for
+from debates.quality import record_for, stored_rows
 
 #: Statement kinds that are an agent's own position (not a moderator's or a synthesis).
 POSITION_KINDS = (
@@ -86,22 +86,9 @@ def finished_fields(
     statements, final votes and challenges (3 queries), with the fields that store them, not
     stored: the finishing debate writes them with its decision, in the same statement.
 
-    `rows`: those three as the reads would return them (statements with their participant,
-    round and call, in round and position order; votes with their participant; challenge
-    arguments), from a runner that holds them (no query)."""
-    if rows is not None:
-        statements, votes, challenges = rows
-    else:
-        debate_id = debate.pk
-        statements = list(
-            Statement.objects.filter(debate_id=debate_id)
-            .select_related("participant", "round", "call")
-            .order_by("round__number", "participant__position")
-        )
-        votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))
-        challenges = Challenge.objects.filter(debate_id=debate_id).values_list(
-            "argument", flat=True
-        )
+    `rows`: those three as `quality.stored_rows` reads them, from a runner that holds them
+    (no query)."""
+    statements, votes, challenges = rows if rows is not None else stored_rows(debate.pk)
     result = compute_for(
         protocol=debate.protocol,
         options=debate.options,

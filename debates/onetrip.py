@@ -53,12 +53,7 @@ def insert(
     shape are prepared field by field as the compiler prepares them (`pre_save`, then
     `get_db_prep_save`), which the first insert of each shape checks against the compiler's."""
     model = type(objs[0])
-    opts = model._meta
-    fields = [
-        f
-        for f in opts.concrete_fields
-        if not f.generated and not (f.primary_key and getattr(objs[0], f.attname) is None)
-    ]
+    fields = insert_fields(objs)
     options = (tuple(returning), tuple(unique_fields), tuple(update_fields), update_where)
     shape = (model, tuple(f.attname for f in fields), options, ignore_conflicts, len(objs))
     known = _compiled.get(shape)
@@ -72,6 +67,16 @@ def insert(
     ):
         _compiled[shape] = (sql, by_column)
     return Part(name, sql, params)
+
+
+def insert_fields(objs: Sequence[models.Model]) -> list[models.Field]:
+    """The fields an insert of `objs` writes, as `bulk_create` picks them (the primary key only
+    when it is set)."""
+    return [
+        f
+        for f in type(objs[0])._meta.concrete_fields
+        if not f.generated and not (f.primary_key and getattr(objs[0], f.attname) is None)
+    ]
 
 
 def _values(fields, objs, by_column: bool) -> list[Any]:
@@ -159,11 +164,10 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     params = [value for p in parts for value in p.params] + list(params)
     connection.ensure_connection()
     raw = connection.connection
+    threshold = raw.prepare_threshold  # Django's: None (never prepare), unless configured
     with connection._prepare_cursor(ServerBindingCursor(raw)) as cursor:
-        if not settings.DEBATE_PREPARED_STATEMENTS:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-        threshold, raw.prepare_threshold = raw.prepare_threshold, 0
+        if settings.DEBATE_PREPARED_STATEMENTS:
+            raw.prepare_threshold = 0  # prepared on its first run on this connection
         try:
             cursor.execute(sql, params)
         finally:

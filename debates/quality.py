@@ -88,6 +88,22 @@ def record_for(
     )
 
 
+def stored_rows(debate_id) -> tuple[list[Statement], list[Vote], list[str]]:
+    """What a finished debate's scores are computed from, as stored (3 queries): its statements
+    with their participant, round and call, in round and position order; its final votes with
+    their participant; its challenges' arguments."""
+    statements = list(
+        Statement.objects.filter(debate_id=debate_id)
+        .select_related("participant", "round", "call")
+        .order_by("round__number", "participant__position")
+    )
+    votes = list(Vote.objects.filter(debate_id=debate_id).select_related("participant"))
+    challenges = list(
+        Challenge.objects.filter(debate_id=debate_id).values_list("argument", flat=True)
+    )
+    return statements, votes, challenges
+
+
 def record_quality(*, debate_id, decision: str | None = None) -> dict[str, Any] | None:
     """Compute and store the quality of one finished debate (4 queries). None when it has no
     decision or no statement."""
@@ -95,15 +111,9 @@ def record_quality(*, debate_id, decision: str | None = None) -> dict[str, Any] 
         decision = Debate.objects.values_list("decision", flat=True).get(id=debate_id)
     if not decision:
         return None
-    statements = list(
-        Statement.objects.filter(debate_id=debate_id)
-        .select_related("participant", "round", "call")
-        .order_by("round__number", "participant__position")
-    )
+    statements, votes, challenges = stored_rows(debate_id)
     if not statements:
         return None
-    votes = Vote.objects.filter(debate_id=debate_id).select_related("participant")
-    challenges = Challenge.objects.filter(debate_id=debate_id).values_list("argument", flat=True)
     scores = pure.evaluate(
         record_for(decision=decision, statements=statements, votes=votes, challenges=challenges)
     )
@@ -272,4 +282,5 @@ __all__ = [
     "quality_rows",
     "quality_view",
     "record_quality",
+    "stored_rows",
 ]

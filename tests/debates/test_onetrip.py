@@ -10,15 +10,9 @@ from debates.models import Challenge, LLMCall, Round, Statement, Vote
 
 
 def _fresh(part_objs, **options):
-    model = type(part_objs[0])
-    fields = [
-        f
-        for f in model._meta.concrete_fields
-        if not f.generated and not (f.primary_key and getattr(part_objs[0], f.attname) is None)
-    ]
     return onetrip._compile(
-        model,
-        fields,
+        type(part_objs[0]),
+        onetrip.insert_fields(part_objs),
         part_objs,
         tuple(options.get("returning", ("id",))),
         tuple(options.get("unique_fields", ())),
