@@ -89,17 +89,7 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
         grouped.setdefault(subject_id, []).append(flag)
     joined = {subject_id: triage.joined(group) for subject_id, group in grouped.items()}
     ReviewItem.objects.bulk_create(
-        [
-            ReviewItem(
-                **{key: subject_id},
-                reason=f.reason,
-                reasons=list(f.all_reasons),
-                priority=f.priority,
-                summary=f.summary,
-                details=f.details,
-            )
-            for subject_id, f in joined.items()
-        ],
+        [outcome_item(subject, subject_id, f) for subject_id, f in joined.items()],
         ignore_conflicts=True,
     )
     # An item is created with its event, so the ones without any were created just now.
@@ -112,17 +102,31 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
     already = set(joined) - {getattr(item, key) for item in created}
     if already:
         _reasons_join(key, {subject_id: grouped[subject_id] for subject_id in already})
-    ReviewEvent.objects.bulk_create(
-        ReviewEvent(
-            item=item,
-            action=ReviewEvent.Action.CREATED,
-            to_status=item.status,
-            note=item.summary,
-            data={"reasons": list(item.reasons)} if len(item.reasons) > 1 else {},
-        )
-        for item in created
-    )
+    ReviewEvent.objects.bulk_create(created_event(item) for item in created)
     return created
+
+
+def outcome_item(subject: str, subject_id, flag: triage.Flag) -> ReviewItem:
+    """The (unsaved) outcome item of one subject for its joined flag (`triage.joined`)."""
+    return ReviewItem(
+        **{f"{subject}_id": subject_id},
+        reason=flag.reason,
+        reasons=list(flag.all_reasons),
+        priority=flag.priority,
+        summary=flag.summary,
+        details=flag.details,
+    )
+
+
+def created_event(item: ReviewItem) -> ReviewEvent:
+    """The (unsaved) `created` event of a new item; it lists the reasons when there are several."""
+    return ReviewEvent(
+        item=item,
+        action=ReviewEvent.Action.CREATED,
+        to_status=item.status,
+        note=item.summary,
+        data={"reasons": list(item.reasons)} if len(item.reasons) > 1 else {},
+    )
 
 
 def failure_item_open(

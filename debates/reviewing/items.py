@@ -91,35 +91,22 @@ def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[onetrip.Part
     debate; as `review_items_for_debate` opens it when `opens_plainly` holds."""
     if not flags:
         return []
-    flag = joined(flags)
-    item = ReviewItem(
-        debate_id=debate_id,
-        reason=flag.reason,
-        reasons=list(flag.all_reasons),
-        priority=flag.priority,
-        summary=flag.summary,
-        details=flag.details,
-        created_at=at,
-    )
+    item = queueing.outcome_item("debate", debate_id, joined(flags))
+    item.created_at = at
     opened = onetrip.insert("ri", [item], returning=("id",), ignore_conflicts=True)
-    event = ReviewEvent._meta
-    columns = ["item", "action", "from_status", "to_status", "note", "data", "created_at"]
-    values = [
-        ReviewEvent.Action.CREATED,
-        "",
-        item.status,
-        item.summary,
-        {"reasons": list(flag.all_reasons)} if len(flag.all_reasons) > 1 else {},
-        at,
-    ]
-    fields = [event.get_field(name) for name in columns]
-    params = [f.get_db_prep_save(v, connection) for f, v in zip(fields[1:], values, strict=True)]
-    names = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    placeholders = ", ".join(["%s"] * len(values))
+    # Its event as `queueing.created_event` makes it, for the item the part above returns.
+    event = queueing.created_event(item)
+    event.created_at = at
+    names = ["action", "from_status", "to_status", "note", "data", "created_at"]
+    fields = [ReviewEvent._meta.get_field(name) for name in names]
+    params = [f.get_db_prep_save(getattr(event, f.attname), connection) for f in fields]
+    columns = ", ".join(
+        connection.ops.quote_name(f.column) for f in [ReviewEvent._meta.get_field("item"), *fields]
+    )
     created = onetrip.Part(
         "ri_event",
-        f"INSERT INTO {connection.ops.quote_name(event.db_table)} ({names}) "
-        f"SELECT ri.id, {placeholders} FROM ri RETURNING id",
+        f"INSERT INTO {connection.ops.quote_name(ReviewEvent._meta.db_table)} ({columns}) "
+        f"SELECT ri.id, {', '.join(['%s'] * len(fields))} FROM ri RETURNING id",
         params,
     )
     return [opened, created]
