@@ -19,7 +19,32 @@ from debates.models import Challenge, Debate, LLMCall, Participant, Round, State
 from debates.protocols import PROTOCOLS, presentation_for
 from debates.protocols.presentation import Detail, Fact, Presentation, joined, number
 
-__all__ = ["DebateSoFar", "Detail", "Fact", "Position", "arrange", "decision_facts"]
+__all__ = [
+    "DebateSoFar",
+    "Detail",
+    "Fact",
+    "Position",
+    "arrange",
+    "decision_facts",
+    "label_models",
+]
+
+
+def label_models(participants: list[Participant], calls: list[LLMCall]) -> None:
+    """Set each participant's `model_label`: its model when pinned; when routed by step and
+    role, the models that answered its calls so far, after "routed:" (or how it is routed,
+    before any has answered)."""
+    answered: dict[int, list[str]] = {}
+    for call in calls:
+        names = answered.setdefault(call.participant_id, [])
+        if call.model and call.status == LLMCall.Status.DONE and call.model not in names:
+            names.append(call.model)
+    for p in participants:
+        names = answered.get(p.pk)
+        if p.model_name or not names:
+            p.model_label = routing.label(p.model_name)
+        else:
+            p.model_label = "routed: " + ", ".join(names)
 
 
 @dataclass(frozen=True)
@@ -235,6 +260,7 @@ def arrange(debate: Debate) -> DebateSoFar:
     challenges = list(debate.challenges.all())
     votes = list(debate.votes.all())
     calls = list(debate.llm_calls.all())
+    label_models(participants, calls)
 
     presentation = presentation_for(debate.protocol)
     columns: dict[tuple[int, int], Column] = {}

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from debates.live import label_models
 from debates.models import Debate, LLMCall, Statement
 from debates.protocols import ProtocolError, get_protocol
 from debates.protocols.presentation import round_title
@@ -96,8 +97,11 @@ def metadata_rows(metadata: dict) -> list[tuple[str, str]]:
 
 def transcript_context(debate: Debate) -> dict[str, Any]:
     """What `debates/_review_transcript.html` shows. `debate` from `debate_detail_queryset()`."""
+    participants = list(debate.participants.all())
+    label_models(participants, list(debate.llm_calls.all()))
     return {
         "debate": debate,
+        "participants": participants,
         "rounds": debate_rounds(debate),
         "changes": position_changes(debate),
         "votes": list(debate.votes.all()),

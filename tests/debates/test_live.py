@@ -201,3 +201,29 @@ def test_markdown_of_an_overridden_debate_gives_both_decisions(default_agents, o
     assert "## Decision: ACT" in text
     assert "A reviewer overrode the rules' decision, WARN." in text
     assert "- Review: Resolved" in text
+
+
+def test_agent_cards_name_the_model_that_answered_a_routed_agent(default_agents, owner, client):
+    """A routed agent has no model of its own: its card names the models that answered it,
+    and, before any has, says that it is routed; a pinned agent shows its model."""
+    queued = services.debate_create(
+        query="Is tea better than coffee?", created_by=owner, enqueue=False
+    )
+    client.force_login(owner)
+    page = client.get(f"/debates/{queued.id}/").content.decode()
+    assert "routed by step and role" in page
+
+    debate = finished_debate("Is tea better than coffee?", owner)
+    so_far = selectors.debate_so_far(debate_id=debate.id, user=owner)
+    assert all(not p.model_name for p in so_far.participants)
+    assert {p.model_label for p in so_far.participants} == {"routed: offline/heuristic-demo"}
+    page = client.get(f"/debates/{debate.id}/").content.decode()
+    assert page.count("· routed: offline/heuristic-demo") == len(so_far.participants)
+
+    pinned = so_far.participants[0]
+    pinned.model_name = "openai/gpt-4o-mini"
+    pinned.save(update_fields=["model_name"])
+    labels = [
+        p.model_label for p in selectors.debate_so_far(debate_id=debate.id, user=owner).participants
+    ]
+    assert labels[0] == "openai/gpt-4o-mini"
