@@ -328,7 +328,7 @@ def test_low_average_confidence_adds_warning():
     assert result.decision == "ACT"
     assert result.metadata["avg_confidence"] == 55
     assert result.metadata["low_confidence_warning"] is True
-    assert "Low confidence warning: average confidence 55 is below 60" in result.reasoning
+    assert "Low confidence warning: average confidence 55 % is below 60 %" in result.reasoning
 
 
 def test_confidence_at_threshold_gives_no_warning():

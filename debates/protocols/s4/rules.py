@@ -319,8 +319,8 @@ def decide(votes: Sequence[Vote]) -> Decision:
         )
     if low_confidence:
         notes.append(
-            f"Low confidence warning: average confidence {_fmt(avg_confidence)} is below "
-            f"{_fmt(LOW_CONFIDENCE_THRESHOLD)}, so treat this decision with extra caution."
+            f"Low confidence warning: average confidence {_fmt(avg_confidence)} % is below "
+            f"{_fmt(LOW_CONFIDENCE_THRESHOLD)} %, so treat this decision with extra caution."
         )
 
     metadata: dict[str, Any] = {
