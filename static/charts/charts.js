@@ -108,31 +108,47 @@
   }
 
   // Writes each point's decision beside it (above for the first series, below for the next,
-  // and so on), so that the decision can be read without its colour or shape.
+  // and so on), so that the decision can be read without its colour or shape. Where points
+  // coincide, a label that would cover another moves further out, and the same decision at
+  // the same place is written once.
   const decisionLabels = {
     id: "decisionLabels",
     afterDatasetsDraw(chart) {
       const { ctx } = chart;
+      const LINE = 13;
+      const placed = [];
+      const overlaps = (box) => placed.find((b) =>
+        box.left < b.right && b.left < box.right && box.top < b.bottom && b.top < box.bottom);
       ctx.save();
       ctx.font = "600 11px system-ui, sans-serif";
       ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
       chart.data.datasets.forEach((ds, di) => {
         const decisions = ds.decisions || [];
         if (!decisions.length || chart.getDatasetMeta(di).hidden) return;
         const varied = new Set(decisions.filter(Boolean)).size > 1;
         if (ds.type === "bar" && !varied) return;
-        const above = di % 2 === 0;
+        const step = ds.type === "bar" || di % 2 === 0 ? -LINE : LINE;
         chart.getDatasetMeta(di).data.forEach((element, i) => {
           const decision = decisions[i];
           if (!decision || ds.data[i] === null || ds.data[i] === undefined) return;
+          const half = ctx.measureText(decision).width / 2 + 1;
+          let y = element.y + (ds.type === "bar" ? -9 : step);
+          let box = { left: element.x - half, right: element.x + half, top: y - LINE / 2, bottom: y + LINE / 2 };
+          let other = overlaps(box);
+          if (other && other.text === decision && Math.abs(other.x - element.x) < 1) return;
+          for (let tries = 0; other && tries < 8; tries += 1) {
+            y += step;
+            box = { left: box.left, right: box.right, top: y - LINE / 2, bottom: y + LINE / 2 };
+            other = overlaps(box);
+          }
+          placed.push({ ...box, text: decision, x: element.x });
           ctx.fillStyle = COLOUR[group(decision)] || "#333";
-          ctx.textBaseline = above ? "bottom" : "top";
-          const y = ds.type === "bar" ? element.y - 3 : element.y + (above ? -8 : 8);
-          ctx.textBaseline = ds.type === "bar" ? "bottom" : ctx.textBaseline;
           ctx.fillText(decision, element.x, y);
         });
       });
       ctx.restore();
+      chart.$decisionLabels = placed;  // where each label went (read by the browser tests)
     },
   };
 

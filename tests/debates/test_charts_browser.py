@@ -109,3 +109,76 @@ def test_an_s4_debate_run_by_the_worker_is_charted_with_decisions_as_shapes_and_
     key = page.locator("#chart-positions .chart-key").inner_text()
     assert "● ACT" in key and "◆ REFUSE" in key
     page.screenshot(path=artifacts_dir / "debate-charts-s4.png")
+
+
+# Adds a chart whose agents coincide at every stage to the page, draws it as the page draws
+# its own, and returns where its decision labels went.
+DRAW_COINCIDING = """(spec) => {
+  const figure = document.createElement("figure");
+  figure.className = "chart";
+  figure.style.height = "260px";
+  figure.innerHTML = '<div style="position: relative; height: 240px"><canvas></canvas></div>';
+  const data = document.createElement("script");
+  data.type = "application/json";
+  data.textContent = JSON.stringify(spec);
+  figure.appendChild(data);
+  document.querySelector("main, body").appendChild(figure);
+  document.dispatchEvent(new Event("debate-live:update"));
+  const chart = window.Chart.getChart(figure.querySelector("canvas"));
+  chart.draw();
+  return chart.$decisionLabels.map((b) => ({text: b.text, x: b.x, left: b.left,
+                                             right: b.right, top: b.top, bottom: b.bottom}));
+}"""
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("width,height", [(1366, 900), (390, 844)])
+def test_decision_labels_of_coinciding_points_never_cover_each_other(
+    live_server, page, default_agents, django_user_model, width, height
+):
+    """Three agents at the same value at every stage: labels that would cover each other are
+    moved apart, and the same decision at the same place is written once."""
+    from debates.charts import ChartSpec, Series
+
+    user = django_user_model.objects.create_user("ines", password="a-long-passphrase")
+    debate = services.debate_create(
+        query="Is tea better than coffee?", created_by=user, enqueue=False
+    )
+    services.debate_run(debate_id=debate.id)
+    page.set_viewport_size({"width": width, "height": height})
+    log_in(page, live_server.url, "ines")
+    page.goto(f"{live_server.url}/debates/{debate.id}/")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn >= 1")
+    spec = ChartSpec(
+        id="coinciding",
+        title="Coinciding",
+        labels=["Independent answer", "Revision", "Final vote"],
+        series=[
+            Series("Utility Agent", [70, 70, 70], ["ACT", "ACT", "ACT"]),
+            Series("Accuracy Agent", [70, 70, 70], ["ACT", "WARN", "REFUSE"]),
+            Series("Safety Agent", [70, 70, 70], ["WARN", "ACT", "REFUSE"]),
+            Series("Risk Agent", [70, 70, 70], ["REFUSE", "WARN", "REFUSE"]),
+        ],
+        y_max=100,
+    ).as_json()
+    placed = page.evaluate(DRAW_COINCIDING, spec)
+
+    for i, a in enumerate(placed):
+        for b in placed[i + 1 :]:
+            covers = (
+                a["left"] < b["right"]
+                and b["left"] < a["right"]
+                and a["top"] < b["bottom"]
+                and b["top"] < a["bottom"]
+            )
+            assert not covers, (a, b)
+    by_stage: dict[float, list[str]] = {}
+    for b in placed:
+        by_stage.setdefault(round(b["x"]), []).append(b["text"])
+    stages = [sorted(texts) for _, texts in sorted(by_stage.items())]
+    # Above: Utility and Safety; below: Accuracy and Risk. One label per decision and side.
+    assert stages == [
+        ["ACT", "ACT", "REFUSE", "WARN"],
+        ["ACT", "WARN"],
+        ["ACT", "REFUSE", "REFUSE"],
+    ]
