@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce, NullIf, Upper
 
 from agents.models import GatewayCall
 from debates.protocols.presentation import round_title
-from debates.runs import DurableRun
+from debates.runs import DurableRun, RunStatus
 from reviews.models import ReviewStatus
 
 
@@ -23,8 +23,10 @@ class Debate(DurableRun):
     decision and the review status of its items."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Indexed with created_at (and the sweeper's partial index), not alone.
+    status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
     query = models.TextField("question")
-    protocol = models.CharField(max_length=40, default="s4", db_index=True)
+    protocol = models.CharField(max_length=40, default="s4")  # indexed with created_at
     options = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -32,6 +34,7 @@ class Debate(DurableRun):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="debates",
+        db_index=False,  # indexed with created_at (debate_owner_created)
     )
 
     ReviewStatus = ReviewStatus
@@ -45,11 +48,11 @@ class Debate(DurableRun):
         help_text="A reviewer's verdict that replaces the machine's decision.",
     )
     review_status = models.CharField(
-        max_length=10, choices=ReviewStatus.choices, blank=True, default="", db_index=True
-    )
+        max_length=10, choices=ReviewStatus.choices, blank=True, default=""
+    )  # indexed with created_at
     reasoning = models.TextField(blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    consensus_type = models.CharField(max_length=20, blank=True, db_index=True)
+    consensus_type = models.CharField(max_length=20, blank=True)  # indexed with created_at
 
     # What no debate would have decided, and what the debate changed (`debates.baselines`,
     # computed by the pure `debates.protocols.evaluation` when the debate finishes).
@@ -137,13 +140,15 @@ class Debate(DurableRun):
 class Participant(models.Model):
     """An agent as it took part in one debate: a snapshot, so later edits don't rewrite history."""
 
-    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="participants")
+    debate = models.ForeignKey(
+        Debate, on_delete=models.CASCADE, related_name="participants", db_index=False
+    )  # participant_unique_slug's index leads with it
     agent = models.ForeignKey(
         "agents.Agent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     position = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=50)
+    slug = models.SlugField(max_length=50, db_index=False)  # only read within a debate
     role = models.CharField(max_length=50)
     system_prompt = models.TextField()
     model_name = models.CharField(max_length=200, blank=True)  # empty: routed
@@ -169,7 +174,9 @@ class Round(models.Model):
         RUNNING = "running", "Running"
         COMPLETED = "completed", "Completed"
 
-    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="rounds")
+    debate = models.ForeignKey(
+        Debate, on_delete=models.CASCADE, related_name="rounds", db_index=False
+    )  # round_unique_number's index leads with it
     number = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=60)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
@@ -194,7 +201,9 @@ class LLMCall(GatewayCall):
     """One call of a debate through the gateway (see `GatewayCall`); keys look like
     ``r2:utility>accuracy``."""
 
-    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="llm_calls")
+    debate = models.ForeignKey(
+        Debate, on_delete=models.CASCADE, related_name="llm_calls", db_index=False
+    )  # llmcall_unique_key's index leads with it
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="llm_calls")
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
@@ -246,7 +255,9 @@ class Statement(models.Model):
         TURN = "turn", "Turn"
 
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="statements")
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="statements")
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="statements", db_index=False
+    )  # statement_one_per_participant_round's index leads with it
     participant = models.ForeignKey(
         Participant, on_delete=models.CASCADE, related_name="statements"
     )
@@ -290,7 +301,9 @@ class Challenge(models.Model):
         CHALLENGE = "challenge", "Challenge"
         AGREE = "agree", "Agreement"
 
-    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="challenges")
+    debate = models.ForeignKey(
+        Debate, on_delete=models.CASCADE, related_name="challenges", db_index=False
+    )  # challenge_one_per_pair's index leads with it
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="challenges")
     challenger = models.ForeignKey(
         Participant, on_delete=models.CASCADE, related_name="challenges_made"
@@ -326,7 +339,9 @@ class Challenge(models.Model):
 
 
 class Vote(models.Model):
-    debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="votes")
+    debate = models.ForeignKey(
+        Debate, on_delete=models.CASCADE, related_name="votes", db_index=False
+    )  # vote_one_per_participant's index leads with it
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="votes")
     statement = models.ForeignKey(
         Statement, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
