@@ -11,6 +11,9 @@ README's own command (`celery -A config worker`, the pool and concurrency from s
      (from /proc) plus the PostgreSQL backends serving it (their /proc CPU; backends are found
      through pg_stat_activity and sampled every 20 ms, so a backend that exits loses at most
      its last 20 ms: with connection reuse none exits), and the statements per debate run;
+     With --graph-engine, the same debates through a graph engine (LangGraph) with its
+     PostgreSQL checkpointer, in this run (bench/graph_engine_bench.py, in a virtual
+     environment of its own), and the ratio of the two;
   5. makespans of N debates started together at latency L (--makespan N:L, repeatable), wall
      time / 3 L, with --worker-processes workers.
 
@@ -19,7 +22,7 @@ every statement's SQL with its values). Section 4 also prints the LLM client's o
 CPU of one call through the gateway to the offline model, times the debate's 12 calls.
 
 Usage: .venv/bin/python bench/debate_bench.py [--latency 0.2] [--debates 50]
-       .venv/bin/python bench/debate_bench.py --worker-cost [--makespan 50:0.2 ...]
+       .venv/bin/python bench/debate_bench.py --worker-cost [--graph-engine] [--makespan 50:0.2 ...]
            [--broker amqp://guest:guest@127.0.0.1:5672//]
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
 """
@@ -277,6 +280,80 @@ def llm_client_cost(calls: int = 300) -> float:
     return (time.process_time() - c0) / calls * 1000
 
 
+GRAPH_VENV = ROOT / ".venv-graph-engine"
+
+
+def graph_engine_python() -> Path:
+    """The graph engine's own virtual environment (made on first use from
+    `bench/graph_engine_requirements.txt`, hash-checked), never the service's."""
+    python = GRAPH_VENV / "bin" / "python"
+    if not python.exists():
+        print("making the graph engine's virtual environment (.venv-graph-engine) ...")
+        subprocess.run(
+            [getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(GRAPH_VENV)],
+            check=True,
+        )
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--require-hashes",
+                "-r",
+                str(ROOT / "bench" / "graph_engine_requirements.txt"),
+            ],
+            check=True,
+        )
+    return python
+
+
+def graph_engine_cost(debates: int, latency: float, threads: int) -> dict:
+    """The same S4 debate shape through the graph engine with its PostgreSQL checkpointer, in
+    this run (`bench/graph_engine_bench.py`), with the replies of a debate the service ran."""
+    import json
+    import tempfile
+
+    import psycopg
+
+    from debates.models import Debate, LLMCall
+
+    debate = Debate.objects.filter(protocol="s4", status="completed").latest("completed_at")
+    replies: dict[str, list[str]] = {}
+    for step, text in (
+        LLMCall.objects.filter(debate=debate).order_by("id").values_list("step", "raw_response")
+    ):
+        replies.setdefault(step, []).append(text)
+    dsn = DB_URL.rsplit("/", 1)[0] + "/graph_engine_bench"
+    with psycopg.connect(DB_URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS graph_engine_bench")
+        conn.execute("CREATE DATABASE graph_engine_bench")
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(replies, f)
+        f.flush()
+        out = subprocess.run(
+            [
+                str(graph_engine_python()),
+                str(ROOT / "bench" / "graph_engine_bench.py"),
+                "--dsn",
+                dsn,
+                "--replies",
+                f.name,
+                "--debates",
+                str(debates),
+                "--latency",
+                str(latency),
+                "--threads",
+                str(threads),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def worker_cost(args):
     import redis
     from django.conf import settings
@@ -327,6 +404,17 @@ def worker_cost(args):
         f"in-process): {12 * per_call:.1f} ms; the debate's own cost: "
         f"{(worker_cpu + pg_cpu) / n * 1000 - 12 * per_call:.1f} ms"
     )
+    if args.graph_engine:
+        own = (worker_cpu + pg_cpu) / n * 1000 - 12 * per_call
+        g = graph_engine_cost(n, L, int(app.conf.worker_concurrency or os.cpu_count()))
+        engine = g["process_ms"] + g["postgres_ms"]
+        print(
+            f"the graph engine (LangGraph, PostgreSQL checkpointer, same S4 shape and replies, "
+            f"{g['debates']} debates, same L and threads, no LLM client): process "
+            f"{g['process_ms']} ms + PostgreSQL {g['postgres_ms']} ms = {engine:.1f} ms "
+            f"(in memory: {g['in_memory_process_ms']} ms); the service's own cost is "
+            f"{own / engine:.2f} x the graph engine's"
+        )
 
     by_latency: dict[float, list[int]] = {}
     for spec in args.makespan:
@@ -358,6 +446,12 @@ def main():
         default=None,
         help="the broker URL for the bench and its workers (default: the settings', Redis); "
         "e.g. amqp://guest:guest@127.0.0.1:5672// for RabbitMQ",
+    )
+    parser.add_argument(
+        "--graph-engine",
+        action="store_true",
+        help="with --worker-cost: also run the same debates through a graph engine with its "
+        "PostgreSQL checkpointer (bench/graph_engine_bench.py, in .venv-graph-engine)",
     )
     parser.add_argument("--cost-debates", type=int, default=200)
     parser.add_argument("--cost-latency", type=float, default=0.02)

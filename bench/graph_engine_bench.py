@@ -57,8 +57,13 @@ def build(replies: dict[str, list[str]], latency: float, checkpointer):
     def model(step: str, index: int, prompt: str) -> dict:
         time.sleep(latency)
         text = replies[step][index % len(replies[step])]
-        return {"step": step, "index": index, "prompt": prompt, "reply": text,
-                "parsed": json.loads(text)}
+        return {
+            "step": step,
+            "index": index,
+            "prompt": prompt,
+            "reply": text,
+            "parsed": json.loads(text),
+        }
 
     def earlier(calls: list, step: str) -> str:
         return "\n".join(f"{c['index']}: {c['reply']}" for c in calls if c["step"] == step)
@@ -68,32 +73,58 @@ def build(replies: dict[str, list[str]], latency: float, checkpointer):
         return {"calls": [model("analysis", task["i"], prompt)]}
 
     def challenge(task: dict) -> dict:
-        prompt = (f"{SYSTEM.format(agent=task['agent'])}\nQUESTION: {task['question']}\n"
-                  f"CHALLENGE {task['target']}:\n{task['analyses']}")
+        prompt = (
+            f"{SYSTEM.format(agent=task['agent'])}\nQUESTION: {task['question']}\n"
+            f"CHALLENGE {task['target']}:\n{task['analyses']}"
+        )
         return {"calls": [model("challenge", task["i"], prompt)]}
 
     def revision(task: dict) -> dict:
-        prompt = (f"{SYSTEM.format(agent=task['agent'])}\nQUESTION: {task['question']}\n"
-                  f"ANALYSES:\n{task['analyses']}\nCHALLENGES:\n{task['challenges']}")
+        prompt = (
+            f"{SYSTEM.format(agent=task['agent'])}\nQUESTION: {task['question']}\n"
+            f"ANALYSES:\n{task['analyses']}\nCHALLENGES:\n{task['challenges']}"
+        )
         return {"calls": [model("revision", task["i"], prompt)]}
 
     def to_analyses(state: Debate):
-        return [Send("analysis", {"agent": a, "i": i, "question": state["question"]})
-                for i, a in enumerate(AGENTS)]
+        return [
+            Send("analysis", {"agent": a, "i": i, "question": state["question"]})
+            for i, a in enumerate(AGENTS)
+        ]
 
     def to_challenges(state: Debate):
         analyses = earlier(state["calls"], "analysis")
         pairs = [(a, b) for a in AGENTS for b in AGENTS if a != b]
-        return [Send("challenge", {"agent": a, "target": b, "i": i, "analyses": analyses,
-                                   "question": state["question"]})
-                for i, (a, b) in enumerate(pairs)]
+        return [
+            Send(
+                "challenge",
+                {
+                    "agent": a,
+                    "target": b,
+                    "i": i,
+                    "analyses": analyses,
+                    "question": state["question"],
+                },
+            )
+            for i, (a, b) in enumerate(pairs)
+        ]
 
     def to_revisions(state: Debate):
         analyses = earlier(state["calls"], "analysis")
         challenges = earlier(state["calls"], "challenge")
-        return [Send("revision", {"agent": a, "i": i, "analyses": analyses,
-                                  "challenges": challenges, "question": state["question"]})
-                for i, a in enumerate(AGENTS)]
+        return [
+            Send(
+                "revision",
+                {
+                    "agent": a,
+                    "i": i,
+                    "analyses": analyses,
+                    "challenges": challenges,
+                    "question": state["question"],
+                },
+            )
+            for i, a in enumerate(AGENTS)
+        ]
 
     def decide(state: Debate) -> dict:
         votes = [c["parsed"] for c in state["calls"] if c["step"] == "revision"]
@@ -110,8 +141,14 @@ def build(replies: dict[str, list[str]], latency: float, checkpointer):
         return {}
 
     graph = StateGraph(Debate)
-    for name, node in [("analysis", analysis), ("analysed", joined), ("challenge", challenge),
-                       ("challenged", joined), ("revision", revision), ("decide", decide)]:
+    for name, node in [
+        ("analysis", analysis),
+        ("analysed", joined),
+        ("challenge", challenge),
+        ("challenged", joined),
+        ("revision", revision),
+        ("decide", decide),
+    ]:
         graph.add_node(name, node)
     graph.add_conditional_edges(START, to_analyses, ["analysis"])
     graph.add_edge("analysis", "analysed")
@@ -190,11 +227,16 @@ def main():
     import psycopg
 
     with psycopg.connect(args.dsn, autocommit=True) as watcher:
+
         def backends() -> dict[int, float]:
-            pids = [pid for (pid,) in watcher.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-                [dbname],
-            )]
+            pids = [
+                pid
+                for (pid,) in watcher.execute(
+                    "SELECT pid FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [dbname],
+                )
+            ]
             return {pid: proc_cpu(pid) for pid in pids}
 
         seen: list[dict[int, float]] = []
@@ -203,12 +245,16 @@ def main():
     before, after = seen
     postgres = sum(after[p] - before.get(p, 0.0) for p in after)
     n = args.debates
-    print(json.dumps({
-        "debates": n,
-        "process_ms": round(process / n * 1000, 1),
-        "postgres_ms": round(postgres / n * 1000, 1),
-        "in_memory_process_ms": round(in_memory / n * 1000, 1),
-    }))
+    print(
+        json.dumps(
+            {
+                "debates": n,
+                "process_ms": round(process / n * 1000, 1),
+                "postgres_ms": round(postgres / n * 1000, 1),
+                "in_memory_process_ms": round(in_memory / n * 1000, 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":
