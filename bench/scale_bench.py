@@ -8,6 +8,7 @@ the median time spent in SQL per request (both ms), and the SQL queries per requ
 times on a shared machine grow with it, CPU times much less.
 
 Usage: .venv/bin/python bench/scale_bench.py [--debates 100000] [--runs 40] [--refill]
+[--only TEXT ...] (only the requests whose label has TEXT)
 It uses its own database (BENCH_DATABASE_URL, default debates_scale_bench) and Redis database
 (BENCH_REDIS_URL, default 14). The rows are made once and kept (`--refill` makes them again).
 """
@@ -175,6 +176,9 @@ def main():
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--refill", action="store_true")
     parser.add_argument("--plans", action="store_true", help="print the search query plans")
+    parser.add_argument(
+        "--only", action="append", default=[], help="only the requests whose label has this text"
+    )
     args = parser.parse_args()
 
     ensure_database()
@@ -336,6 +340,8 @@ def main():
         f"{'':6} {'request':<52} {'p50 ms':>7} {'p95 ms':>7} {'CPU ms':>7} {'SQL ms':>7} "
         f"{'queries':>7}"
     )
+    if args.only:
+        cases = [case for case in cases if any(text in case[1] for text in args.only)]
     for kind, label, client, path, params in cases:
         expect = 204 if kind == "poll" else 200
         p50, p95, cpu, sql, queries = measure(client, path, params, args.runs, expect)

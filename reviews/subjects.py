@@ -65,8 +65,6 @@ class ReviewSubject:
     sibling_related: tuple[str, ...] = ()
     #: What the admin's search looks in (lookups from `ReviewItem`).
     search_fields: tuple[str, ...] = ()
-    #: The queue's cells for one item of this subject (`item` in the context).
-    row_template: str = ""
 
     def detail_prefetch(self) -> list:
         """Prefetches of an item's API detail (e.g. its group's items, for `siblings`)."""
@@ -121,6 +119,12 @@ class ReviewSubject:
         self, request, item: ReviewItem, flags: dict[str, bool], forms: dict
     ) -> tuple[str, dict[str, Any]]:
         """The review page: its template and context (beyond item, others, events, flags)."""
+        raise NotImplementedError
+
+    def queue_cells(self, item: ReviewItem, link: str) -> str:
+        """The queue's question, decision and votes cells (three `<td>`, HTML with every text
+        escaped) of an item loaded by the queue (`queue_related`, `queue_fields`); `link`: the
+        item's review page. Made in Python, like the rest of the row (`reviews.rows`)."""
         raise NotImplementedError
 
     def submission(self, request, item: ReviewItem) -> Submission | str:

@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from api.links import row_links
 from api.pagination import EstimatedCountPaginator
 from reviews import selectors, services
 from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
+from reviews.rows import queue_rows
 
 READ_QUEUE = "reviews.view_reviewitem"
 WORK_QUEUE = "reviews.change_reviewitem"
@@ -47,31 +47,23 @@ def staff_required(view=None, *, perm: str = READ_QUEUE):
 QUEUE_DEFAULTS = {"status": "active", "per_page": "50"}
 
 
-def _with_review_urls(items) -> None:
-    """Each item's review page (`item.review_url`, which the queue's rows link to), reversed
-    once a page rather than once per row and link."""
-    link = row_links("reviews:item")
-    for item in items:
-        item.review_url = link(item.pk)
-
-
 @require_GET
 @staff_required
 def queue(request):
     params = {**QUEUE_DEFAULTS, **request.GET.dict()}
     form = QueueFilterForm(params, reviewers=selectors.reviewers())
-    page = None
+    page, rows = None, []
     if form.is_valid():
         items = selectors.queue_items(user=request.user, **form.filters())
         page = EstimatedCountPaginator(items, form.cleaned_data["per_page"]).get_page(
             params.get("page")
         )
-        _with_review_urls(page.object_list)
+        rows = queue_rows(page.object_list)
     view = {"me": "mine", "none": "unassigned"}.get(params.get("assignee", ""), "")
     return render(
         request,
         "reviews/queue.html",
-        {"form": form, "page": page, "view": view},
+        {"form": form, "page": page, "rows": rows, "view": view},
         status=200 if page is not None else 400,
     )
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
 
 from contradictions import selectors
 from contradictions.acting import (
@@ -84,7 +85,6 @@ class ContradictionSubject(_RunGroup):
     )
     detail_related = ("contradiction__run",)
     search_fields = ("contradiction__metric",)
-    row_template = "contradictions/_review_row.html"
 
     def group_of(self, item):
         return item.contradiction.run_id
@@ -120,6 +120,16 @@ class ContradictionSubject(_RunGroup):
             "keep_form": forms.get("keep_form")
             or KeepForm(choices=review_choices(case.contradiction), prefix="keep"),
         }
+
+    def queue_cells(self, item, link) -> str:
+        contradiction = item.contradiction
+        return format_html(
+            '<td><a href="{}">Contradiction: {}</a></td>\n'
+            '<td data-label="Decision">{} severity</td>\n<td data-label="Votes">—</td>',
+            link,
+            Truncator(contradiction.metric).chars(100),
+            contradiction.get_severity_display(),
+        )
 
     def submission(self, request, item):
         form = KeepForm(request.POST, prefix="keep", choices=review_choices(item.contradiction))
@@ -213,7 +223,6 @@ class RunSubject(_RunGroup):
         "contradiction_run__contradictions_found",
     )
     detail_related = ("contradiction_run",)
-    row_template = "contradictions/_review_run_row.html"
 
     def rerun(self, *, locked, item, user, note, model=None) -> None:
         if model:
@@ -232,6 +241,15 @@ class RunSubject(_RunGroup):
             "can_rerun": flags["can_close"] and run.status == run.Status.FAILED,
             "rerun_form": forms.get("rerun_form") or RerunForm(prefix="rerun"),
         }
+
+    def queue_cells(self, item, link) -> str:
+        return format_html(
+            '<td><a href="{}">Contradiction run {}</a></td>\n'
+            '<td data-label="Decision">{}</td>\n<td data-label="Votes">—</td>',
+            link,
+            str(item.contradiction_run_id)[:8],
+            item.contradiction_run.get_status_display().lower(),
+        )
 
     def submission(self, request, item):
         return "A failed contradiction run has no decision to set: re-run it, or dismiss the item."

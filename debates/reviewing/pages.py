@@ -4,9 +4,12 @@ metadata, and how far a failed debate got. `debate` comes from
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils.safestring import SafeString
 
 from debates.live import label_models
 from debates.models import Debate, LLMCall, Statement
@@ -130,6 +133,38 @@ def debate_progress(debate: Debate) -> Progress:
         calls_in_flight=calls.count(LLMCall.Status.PENDING),
         rounds=len(debate.rounds.all()),
         statements=len(debate.statements.all()),
+    )
+
+
+#: Each status's label, made once (`get_status_display` builds the choices again every call).
+STATUS_LABELS = dict(Debate.Status.choices)
+
+
+def decision_html(debate: Debate) -> SafeString:
+    """The effective decision, with the machine's original beside it when a reviewer overrode
+    it: the review page and its transcript (`{% review_decision debate %}`) and each of the
+    queue's rows, so it is made without the template engine; every text is escaped
+    (`html.escape`, as the templates' autoescape)."""
+    decision = html.escape(debate.decision)
+    if debate.is_overridden:
+        effective = html.escape(debate.effective_decision)
+        if debate.decision:
+            why = (
+                f'reviewer override; machine decided <span class="decision-{decision}" '
+                f'data-testid="machine-decision">{decision}</span>'
+            )
+        else:
+            status = html.escape(str(STATUS_LABELS.get(debate.status, debate.status)).lower())
+            why = f"set by a reviewer; the debate {status} without a decision"
+        return SafeString(
+            f'<span class="decision-{effective}" data-testid="effective-decision">{effective}'
+            f'</span> <span class="override">{why}</span>'
+        )
+    if debate.status == Debate.Status.FAILED:
+        return SafeString('<span data-testid="effective-decision">none: the debate failed</span>')
+    return SafeString(
+        f'<span class="decision-{decision}" data-testid="effective-decision">'
+        f"{decision or '(none yet)'}</span>"
     )
 
 

@@ -68,8 +68,28 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
     def get_votes(self, debate: Debate) -> dict[str, int]:
         return _votes(debate.metadata)
 
+    def to_representation(self, debate: Debate) -> dict[str, Any]:
+        """The fields above, read straight from the debate (a list shows 100 of them): what
+        DRF's field-by-field representation gives, which
+        `tests/api/test_review_representation.py` checks."""
+        return {
+            "id": str(debate.id),
+            "url": self.get_url(debate),
+            "question": debate.query,
+            "protocol": debate.protocol,
+            "status": debate.status,
+            "decision": debate.effective_decision or None,
+            "machine_decision": debate.decision or None,
+            "review_status": debate.review_status or None,
+            "consensus_type": debate.consensus_type or None,
+            "votes": self.get_votes(debate),
+        }
+
 
 class ReviewDebateDetailSerializer(ReviewDebateSerializer):
+    # One debate: DRF's field-by-field representation (the list's is written out for speed).
+    to_representation = serializers.ModelSerializer.to_representation
+
     allowed_decisions = serializers.SerializerMethodField(
         help_text="The decisions an override may choose (the protocol's, except the machine's; "
         "all of them for a failed debate, which has none)."

@@ -9,20 +9,29 @@ decision the service answers with (the debate stays failed), or by a re-run.
 
 from __future__ import annotations
 
+import html
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from debates import webhooks
 from debates.models import Debate
 from debates.recovery import debate_model_change, debate_rerun
 from debates.reviewing.forms import DecideForm, ResolveForm
-from debates.reviewing.pages import allowed_decisions, debate_progress, transcript_context
+from debates.reviewing.pages import (
+    allowed_decisions,
+    debate_progress,
+    decision_html,
+    transcript_context,
+)
 from debates.reviewing.serializers import ReviewDebateDetailSerializer, ReviewDebateSerializer
+from debates.reviewing.triage import vote_counts
 from debates.selectors import debate_detail_queryset
 from reviews import services, subjects
 from reviews.forms import RerunForm
@@ -64,7 +73,6 @@ class DebateSubject(subjects.ReviewSubject):
     queue_fields = QUEUE_FIELDS
     detail_related = ("debate",)
     search_fields = ("debate__query",)
-    row_template = "debates/_review_row.html"
 
     def detail_prefetch(self) -> list:
         return [
@@ -177,6 +185,19 @@ class DebateSubject(subjects.ReviewSubject):
                 }
             )
         return "debates/review_item.html", context
+
+    def queue_cells(self, item, link) -> str:
+        debate = item.debate
+        question = html.escape(Truncator(debate.query).chars(120))
+        votes = ", ".join(
+            f"{html.escape(str(count))}&nbsp;{html.escape(str(decision))}"
+            for decision, count in vote_counts(debate.metadata or {})
+        )
+        return SafeString(
+            f'<td><a href="{html.escape(link)}">{question}</a></td>\n'
+            f'<td data-label="Decision">{decision_html(debate)}</td>\n'
+            f'<td data-label="Votes">{votes}</td>'
+        )
 
     def submission(self, request, item):
         debate = item.debate

@@ -1,11 +1,12 @@
 from django import template
 
-from debates.reviewing.triage import vote_counts
+from debates.reviewing.pages import decision_html
 
 register = template.Library()
 
 
-@register.filter
-def vote_breakdown(metadata) -> list[tuple[str, int]]:
-    """The non-zero vote counts of a decision's metadata, in a stable order (ACT first)."""
-    return vote_counts(metadata or {})
+@register.simple_tag
+def review_decision(debate):
+    """`{% review_decision debate %}`: the effective decision, and the machine's when a reviewer
+    overrode it (`debates.reviewing.pages.decision_html`)."""
+    return decision_html(debate)

@@ -5,11 +5,14 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 
 from agents import gateway
+from contradictions.models import Contradiction, ContradictionRun
 from debates import services
 from debates.models import Debate
 from debates.protocols.s4 import rules
+from reviews.models import ReviewItem
 from tests.factories import CompletedDebateFactory, StaffFactory, UserFactory
 
 SPLIT = "Is Bitcoin a good investment?"
@@ -107,3 +110,84 @@ def failed_debate(query: str = SPLIT, *, failing_step: str = "challenge") -> Deb
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
+
+
+def items_of_every_kind(holder) -> list[ReviewItem]:
+    """An item of every kind the queue shows, with texts to escape: debates overridden, failed,
+    overridden after failing, still running, with votes and without; a contradiction; a failed
+    contradiction run; held by `holder` or no one, open, claimed, resolved, dismissed."""
+    now = timezone.now()
+    overridden = completed_debate(
+        'Is <b>this</b> & "that" safe?',
+        decision="ACT",
+        metadata={"vote_breakdown": {"ACT": 2, "REFUSE": 1, "VETO": 0, "<odd>": 1}},
+    )
+    overridden.decision_override = "REFUSE"
+    overridden.review_status = "resolved"
+    overridden.save()
+    failed = Debate.objects.create(
+        query="Failed " + "long question " * 20, status="failed", error="boom"
+    )
+    failed_then_decided = Debate.objects.create(
+        query="Failed, then decided?", status="failed", decision_override="WARN"
+    )
+    running = Debate.objects.create(query="Still running?", status="running")
+    run = ContradictionRun.objects.create(
+        status="failed",
+        error="The arbitrator's model failed.",
+        value_threshold="0.1",
+        confidence_gap=0.2,
+        min_confidence=0.5,
+        model="offline",
+    )
+    contradiction = Contradiction.objects.create(
+        run=ContradictionRun.objects.create(
+            status="running", value_threshold="0.1", confidence_gap=0.2, min_confidence=0.5
+        ),
+        position=0,
+        metric="Revenue <2024> & " + "margin " * 20,
+        metric_key="revenue",
+        rules=["value_gap"],
+        severity="high",
+    )
+    long_summary = "First line of a <long> error\nTraceback (most recent call last):\n  boom"
+    return [
+        ReviewItem.objects.create(
+            debate=overridden,
+            reason="safety_veto",
+            reasons=["safety_veto", "low_confidence"],
+            details={"summaries": {"low_confidence": "Only 40 % sure"}},
+            summary='Vetoed: "harm" <b>',
+            priority=90,
+            status="resolved",
+            verdict="override",
+            decision_override="REFUSE",
+            assignee=holder,
+            closed_at=now,
+        ),
+        ReviewItem.objects.create(
+            debate=failed,
+            reason="debate_failed",
+            summary=long_summary,
+            priority=70,
+            status="claimed",
+            assignee=holder,
+            claimed_at=now,
+        ),
+        ReviewItem.objects.create(
+            debate=failed_then_decided,
+            reason="debate_failed",
+            reasons=["debate_failed"],
+            summary="x" * 200,
+            priority=70,
+            status="dismissed",
+            closed_at=now,
+        ),
+        ReviewItem.objects.create(debate=running, reason="split_vote", priority=10),
+        ReviewItem.objects.create(
+            contradiction=contradiction, reason="flag_for_review", summary="Two values", priority=40
+        ),
+        ReviewItem.objects.create(
+            contradiction_run=run, reason="run_failed", summary=long_summary, priority=60
+        ),
+    ]
