@@ -229,10 +229,15 @@ def test_starting_too_many_debates_gets_429_with_retry_after(api, other_api, set
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings):
+def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings, monkeypatch):
+    from debates import tasks
     from tests.api.conftest import client_for
 
     settings.DEBATE_API_CREATE_RATE = "3/hour"
+    # The debates are committed, so they would be enqueued: a worker started by another test
+    # of the session would run them during this test's teardown. Only the limit is tested.
+    enqueued: list[str] = []
+    monkeypatch.setattr(tasks.run_debate, "delay", enqueued.append)
     barrier = threading.Barrier(8)
     codes: list[int] = []
 
@@ -251,6 +256,7 @@ def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings)
         t.join()
     assert sorted(codes) == [202] * 3 + [429] * 5
     assert Debate.objects.count() == 3
+    assert len(enqueued) == 3
 
 
 def test_production_settings_refuse_private_callback_addresses_whatever_the_environment():
