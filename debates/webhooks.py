@@ -39,6 +39,7 @@ from django.utils import timezone
 from requests.adapters import HTTPAdapter
 
 from debates.models import Debate, WebhookDelivery
+from debates.outline import outline
 
 logger = logging.getLogger(__name__)
 
@@ -209,13 +210,7 @@ def event_payload(
             "id": str(debate.id),
             "url": absolute_url(reverse("api:debate-detail", args=[debate.id])),
             "path": reverse("api:debate-detail", args=[debate.id]),  # deprecated: use `url`
-            "question": debate.query,
-            "protocol": debate.protocol,
-            "status": debate.status,
-            "decision": debate.effective_decision or None,
-            "machine_decision": debate.decision or None,
-            "review_status": debate.review_status or None,
-            "consensus_type": debate.consensus_type or None,
+            **outline(debate),
             "reasoning": debate.reasoning,
             "error": debate.error or None,
             "created_at": debate.created_at.isoformat(),

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from api.fields import BlankAsNullCharField
 from api.links import row_links
 from debates.models import Debate
+from debates.outline import outline
 from debates.reviewing.pages import allowed_decisions
 from debates.reviewing.triage import vote_counts
 
@@ -75,13 +76,7 @@ class ReviewDebateSerializer(serializers.ModelSerializer):
         return {
             "id": str(debate.id),
             "url": self.get_url(debate),
-            "question": debate.query,
-            "protocol": debate.protocol,
-            "status": debate.status,
-            "decision": debate.effective_decision or None,
-            "machine_decision": debate.decision or None,
-            "review_status": debate.review_status or None,
-            "consensus_type": debate.consensus_type or None,
+            **outline(debate),
             "votes": self.get_votes(debate),
         }
 
