@@ -156,6 +156,9 @@ def stored_values_filter(field: str) -> type[StoredValuesFilter]:
 
 @admin.register(Debate)
 class DebateAdmin(admin.ModelAdmin):
+    # The rows through `admin_result_list` (accounts/templatetags/admin_rows.py).
+    change_list_template = "admin/change_list_fast_rows.html"
+
     list_display = (
         "short_query",
         "protocol",

@@ -55,6 +55,9 @@ class ReviewItemAdmin(admin.ModelAdmin):
     """Read-only records; analysts act through the actions, which call the same services as
     the review pages."""
 
+    # The rows through `admin_result_list` (accounts/templatetags/admin_rows.py).
+    change_list_template = "admin/change_list_fast_rows.html"
+
     list_display = (
         "id",
         "reasons_column",

@@ -65,6 +65,7 @@ def _both(response) -> tuple[list[str], list[str]]:
 def test_the_rows_are_the_ones_django_renders(admin_client, stored, changelist, params):
     response = admin_client.get(reverse(changelist), params)
     assert response.status_code == 200
+    assert "admin/change_list_fast_rows.html" in [t.name for t in response.templates]
     django_rows, ours = _both(response)
     assert django_rows and ours == django_rows
     page = response.content.decode()

@@ -65,12 +65,8 @@ def _uninterrupted_outcome() -> dict:
     return _outcome(Debate.objects.get(id=debate.id))
 
 
-def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name, pool=None):
-    """A worker whose LLM calls take 0.4 s (and are written down), and a debate it is running
-    with round 2's calls in flight."""
-    env = {"DEBATE_OFFLINE_LATENCY": "0.4", "DEBATE_CALL_LOG": str(tmp_path / f"{name}.calls")}
-    worker = worker_factory(name, app="tests.recovery.call_log", extra_env=env, pool=pool)
-    debate = services.debate_create(query=QUESTION)
+def wait_for_round_two_in_flight(debate) -> None:
+    """Until round 2's calls of `debate` are stored as sent (pending)."""
     wait_for(
         lambda: LLMCall.objects.filter(
             debate=debate, round_number=2, status=LLMCall.Status.PENDING
@@ -78,6 +74,15 @@ def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name, pool=No
         timeout=30,
         interval=0.02,
     )
+
+
+def _start_debate_and_wait_for_round_two(worker_factory, tmp_path, name, pool=None):
+    """A worker whose LLM calls take 0.4 s (and are written down), and a debate it is running
+    with round 2's calls in flight."""
+    env = {"DEBATE_OFFLINE_LATENCY": "0.4", "DEBATE_CALL_LOG": str(tmp_path / f"{name}.calls")}
+    worker = worker_factory(name, app="tests.recovery.call_log", extra_env=env, pool=pool)
+    debate = services.debate_create(query=QUESTION)
+    wait_for_round_two_in_flight(debate)
     return worker, debate
 
 

@@ -21,6 +21,7 @@ from tests.recovery.test_crash_and_lost_queue import (
     _finished,
     _stored_calls,
     _uninterrupted_outcome,
+    wait_for_round_two_in_flight,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -88,13 +89,7 @@ def test_a_worker_killed_mid_debate_hands_it_to_the_other_through_rabbitmq(
     workers = {name: _worker(worker_factory, tmp_path, name, latency="0.4") for name in "ab"}
     debate = services.debate_create(query=QUESTION, enqueue=False)
     _enqueue(rabbitmq, debate.id)
-    wait_for(
-        lambda: LLMCall.objects.filter(
-            debate=debate, round_number=2, status=LLMCall.Status.PENDING
-        ).exists(),
-        timeout=30,
-        interval=0.02,
-    )
+    wait_for_round_two_in_flight(debate)
     running = next(name for name in "ab" if (tmp_path / f"{name}.calls").exists())
     other = "b" if running == "a" else "a"
     workers[running].kill()  # SIGKILL: its connection to RabbitMQ drops with it
