@@ -215,10 +215,10 @@ QUESTIONS = [
 ]
 
 
-def run_together(n: int, *, tag: str = "") -> float:
+def run_together(n: int, *, tag: str = "") -> tuple[float, float]:
     """Create `n` S4 debates at once (enqueued on commit); wall seconds until all ended: until
     the latest `completed_at` the workers stored (the same clock, this machine), so the poll's
-    own interval is not counted."""
+    own interval is not counted; and when the poll (every 10 ms) saw the last one finished."""
     from django.db.models import Max
 
     from debates import services
@@ -244,14 +244,7 @@ def run_together(n: int, *, tag: str = "") -> float:
         raise SystemExit(f"{failed} of the {n} debates failed")
     polled = time.perf_counter() - t0
     last = Debate.objects.filter(id__in=ids).aggregate(last=Max("completed_at"))["last"]
-    if POLLED is not None:
-        POLLED.append(polled)
-    return last.timestamp() - started
-
-
-#: With a list here, `run_together` also appends the wall time at which its poll saw the last
-#: debate finished (10 ms polls, on the same two cores as the workers), for comparison.
-POLLED: list[float] | None = None
+    return last.timestamp() - started, polled
 
 
 def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
@@ -398,7 +391,7 @@ def worker_cost(args):
         own = {connection.connection.info.backend_pid}
         sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)
         c0 = tree_cpu(workers[0].pid)
-        wall = run_together(args.cost_debates)
+        wall, _ = run_together(args.cost_debates)
         worker_cpu = tree_cpu(workers[0].pid) - c0
         pg_cpu = sampler.total()
         loaded = rss_mb(workers[0].pid)
@@ -438,13 +431,11 @@ def worker_cost(args):
         try:
             run_together(2, tag=" (warm-up)")
             for count in counts_at:
-                global POLLED
-                POLLED = []
-                wall = run_together(count)
+                wall, polled = run_together(count)
                 print(
                     f"{count} debates together at L = {latency} s ({args.worker_processes} "
                     f"worker processes): makespan {wall:.2f} s = {wall / (3 * latency):.2f} x 3L "
-                    f"(seen by the poll at {POLLED[0]:.2f} s)"
+                    f"(seen by the poll at {polled:.2f} s)"
                 )
         finally:
             stop_workers(workers)
