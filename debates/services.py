@@ -471,28 +471,63 @@ class _DebateRunner:
         *,
         closes_round: bool = False,
     ) -> Results:
-        """Store replies as they return, each in one statement (`_store_one`), which settles
-        its spending too; the last one of a step that closes its round also closes the round."""
-        replies: Results = {}
+        """Store the replies that returned together in one statement (atomic on its own, one
+        round trip): each call's record, the statement or challenge it made and the settling of
+        its spending (`paid`), the round's end when the last of a step that closes its round is
+        among them, and whatever `_store_extras` adds. A reply never waits for another: the
+        ones that came back while an earlier store ran are the ones stored together."""
+        parts: list[onetrip.Part] = []
+        selects: list[str] = []
+        stored = []
         for i, (request, response, paid) in enumerate(answered):
-            last = closes_round and i == len(answered) - 1
-            replies[request.key] = self._store_one(
-                rnd, request, response, closes_round=last, paid=paid
+            reply, parsed, made, reply_parts = self._reply_parts(i, rnd, request, response)
+            parts.extend(reply_parts)
+            select = f"SELECT {i}, made{i}.id FROM made{i}"
+            if paid is not None:  # a SELECT part runs only when read: the final select reads it
+                parts.append(onetrip.Part(f"paid{i}", paid.sql, paid.params))
+                select += f" CROSS JOIN paid{i}"
+            selects.append(select)
+            stored.append((request, response, reply, parsed, made))
+        completed_at = timezone.now()
+        if closes_round:
+            parts.append(
+                onetrip.update(
+                    "round_end",
+                    Round,
+                    rnd.pk,
+                    {"status": Round.Status.COMPLETED, "completed_at": completed_at},
+                )
             )
+        parts.extend(self._store_extras())
+        ids = dict(onetrip.execute(parts, " UNION ALL ".join(selects)))
+        for _, _, paid in answered:
+            if paid is not None:
+                paid.done = True
+        replies: Results = {}
+        for i, (request, response, reply, parsed, made) in enumerate(stored):
+            made.pk = ids[i]
+            made.call = LLMCall(
+                id=self.call_ids[request.key],
+                tokens_in=response.tokens_in,
+                tokens_out=response.tokens_out,
+                cost_usd=response.cost_usd,
+            )
+            self.kept[request.key] = made
+            if isinstance(made, Statement):
+                self.statement_ids[request.key] = made.pk
+            self.done[request.key] = parsed
+            replies[request.key] = reply
+        if closes_round:
+            rnd.status, rnd.completed_at = Round.Status.COMPLETED, completed_at
+        self.heartbeat.beat()
         return replies
 
-    def _store_one(
-        self,
-        rnd: Round,
-        request: CallRequest,
-        response: gateway.LLMResponse,
-        *,
-        closes_round: bool,
-        paid: gateway.Settlement | None = None,
-    ):
-        """One returned call in one statement (atomic on its own, one round trip): the call's
-        record, the statement or challenge it made, the round's end if it is the last, the
-        settling of its spending (`paid`), and whatever `_store_extras` adds."""
+    def _reply_parts(
+        self, i: int, rnd: Round, request: CallRequest, response: gateway.LLMResponse
+    ) -> tuple[Any, dict, Statement | Challenge, list[onetrip.Part]]:
+        """One returned call's reply, read by the protocol and screened, as stored, and the
+        parts that store it (named with `i`): its call's record (`call{i}`) and the statement
+        or challenge it made (`made{i}`, returning its id)."""
         reply = self.protocol.parse(request, response.content)
         parsed = reply.as_json()
         call_id = self.call_ids[request.key]
@@ -500,20 +535,18 @@ class _DebateRunner:
         findings = defense.screen_reply(response.content)
         if findings:
             self.flagged[request.key] = findings
-        parts = [
-            onetrip.update(
-                "call",
-                LLMCall,
-                call_id,
-                LLMCall.done_fields(
-                    response,
-                    parsed=parsed,
-                    parse_failed=reply.parse_failed,
-                    error=reply.error,
-                    injection_findings=findings,
-                ),
-            )
-        ]
+        call = onetrip.update(
+            f"call{i}",
+            LLMCall,
+            call_id,
+            LLMCall.done_fields(
+                response,
+                parsed=parsed,
+                parse_failed=reply.parse_failed,
+                error=reply.error,
+                injection_findings=findings,
+            ),
+        )
         if isinstance(reply, ChallengeReply):
             made = Challenge(
                 debate=self.debate,
@@ -546,40 +579,7 @@ class _DebateRunner:
                 notes=list(reply.notes),
                 details=dict(reply.details or {}),
             )
-        parts.append(onetrip.insert("made", [made]))
-        completed_at = timezone.now()
-        if closes_round:
-            parts.append(
-                onetrip.update(
-                    "round_end",
-                    Round,
-                    rnd.pk,
-                    {"status": Round.Status.COMPLETED, "completed_at": completed_at},
-                )
-            )
-        parts.extend(self._store_extras())
-        select = "SELECT id FROM made"
-        if paid is not None:  # a SELECT part runs only when read: the final select reads it
-            parts.append(onetrip.Part("paid", paid.sql, paid.params))
-            select = "SELECT made.id FROM made CROSS JOIN paid"
-        [(made_id,)] = onetrip.execute(parts, select)
-        if paid is not None:
-            paid.done = True
-        made.pk = made_id
-        made.call = LLMCall(
-            id=call_id,
-            tokens_in=response.tokens_in,
-            tokens_out=response.tokens_out,
-            cost_usd=response.cost_usd,
-        )
-        self.kept[request.key] = made
-        if isinstance(made, Statement):
-            self.statement_ids[request.key] = made_id
-        if closes_round:
-            rnd.status, rnd.completed_at = Round.Status.COMPLETED, completed_at
-        self.done[request.key] = parsed
-        self.heartbeat.beat()
-        return reply
+        return reply, parsed, made, [call, onetrip.insert(f"made{i}", [made])]
 
     def _store_extras(self) -> list[onetrip.Part]:
         """More writes that ride in every store's statement (none yet)."""

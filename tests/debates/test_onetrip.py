@@ -68,7 +68,7 @@ def _prepared_stores(connection) -> set[str]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT name FROM pg_prepared_statements WHERE statement LIKE %s",
-            ['WITH call AS (UPDATE "debates_llmcall"%'],
+            ['WITH call0 AS (UPDATE "debates_llmcall"%'],
         )
         return {name for (name,) in cursor.fetchall()}
 
