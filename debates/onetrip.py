@@ -8,9 +8,11 @@ compilers, so every model field (and any field added later) is written as the OR
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +20,7 @@ from django.db import connection, models
 from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models.constants import OnConflict
 from django.db.models.sql import InsertQuery
+from psycopg._queries import PostgresQuery, _query2pg_nocache
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,41 @@ def update(
     return Part(name, sql, params)
 
 
+class _ShapeQuery(PostgresQuery):
+    """psycopg turns a statement's `%s` placeholders into `$1, $2 ...` by parsing its text on
+    every run when the text is longer than 4096 characters (it caches only shorter ones, which
+    an ORM's one-off statements rarely repeat); the statements here are long, and come in a few
+    shapes repeated all day, so each shape is parsed once per process (`_converted`)."""
+
+    def convert(self, query, vars) -> None:
+        self.query, self._want_formats, self._order, self._parts = _converted(
+            self._ensure_bytes(query), self._tx.encoding
+        )
+        self.dump(vars)
+
+
+_converted = lru_cache(maxsize=1024)(_query2pg_nocache)
+
+
+class _Cursor(ServerBindingCursor):
+    _query_cls = _ShapeQuery
+
+
+# The connections told to plan prepared statements once (see `_use_generic_plans`).
+_generic_plans: weakref.WeakSet = weakref.WeakSet()
+
+
+def _use_generic_plans(raw) -> None:
+    """Plan each prepared statement once, not again on every run: the statements here find
+    their rows by key (a primary key or a unique index), so the plan made without the values
+    is the plan made with them. Left to itself, PostgreSQL plans a prepared statement anew
+    with its values whenever the generic plan's estimate looks dearer, which for these
+    `WITH` statements is every time (about a tenth of PostgreSQL's CPU for a debate). The
+    setting is the session's: it also applies to the spending limits' functions, which find
+    their rows by key too, and to nothing else (no other statement is prepared)."""
+    raw.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
+
+
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
     """Run `parts` as one statement ending in `select` (with `params`; it may read the parts'
     RETURNING rows by name, and sees the tables as they were before the statement); returns
@@ -165,9 +203,12 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     connection.ensure_connection()
     raw = connection.connection
     threshold = raw.prepare_threshold  # Django's: None (never prepare), unless configured
-    with connection._prepare_cursor(ServerBindingCursor(raw)) as cursor:
+    with connection._prepare_cursor(_Cursor(raw)) as cursor:
         if settings.DEBATE_PREPARED_STATEMENTS:
             raw.prepare_threshold = 0  # prepared on its first run on this connection
+            if raw not in _generic_plans:
+                _use_generic_plans(raw)
+                _generic_plans.add(raw)
         try:
             cursor.execute(sql, params)
         finally:
