@@ -386,7 +386,7 @@ def worker_cost(args):
     workers = start_workers(1, L, *args.worker_args)
     try:
         at_rest = rss_mb(workers[0].pid)
-        run_together(20, tag=" (warm-up)")
+        run_together(int(os.environ.get("BENCH_WARMUP", 20)), tag=" (warm-up)")
         connection.ensure_connection()
         own = {connection.connection.info.backend_pid}
         sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)

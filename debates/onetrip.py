@@ -12,14 +12,15 @@ import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models.constants import OnConflict
 from django.db.models.sql import InsertQuery
+from django.db.models.sql.compiler import SQLInsertCompiler
 from psycopg._queries import PostgresQuery, _query2pg_nocache
 
 
@@ -33,7 +34,7 @@ class Part:
 
 
 # The SQL of each shape of insert (model, columns, options, rows), compiled once per process;
-# and whether its values go as one array per column (Django's UNNEST for several rows).
+# and whether its values go as one array per column (never, now: rows go as VALUES).
 _compiled: dict[tuple, tuple[str, bool]] = {}
 
 
@@ -83,7 +84,8 @@ def insert_fields(objs: Sequence[models.Model]) -> list[models.Field]:
 
 
 def _values(fields, objs, by_column: bool) -> list[Any]:
-    rows = [[f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields] for obj in objs]
+    db = connections[DEFAULT_DB_ALIAS]  # the thread's own, looked up once (not per value)
+    rows = [[f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields] for obj in objs]
     if by_column:
         return [list(column) for column in zip(*rows, strict=True)]
     return [value for row in rows for value in row]
@@ -115,6 +117,11 @@ def _compile(
     )
     query.insert_values(fields, objs)
     compiler = query.get_compiler(connection=connection)
+    # Several rows as VALUES, a placeholder per value, not as one array per column (UNNEST,
+    # which PostgreSQL's compiler prefers to spare the planner): these statements are planned
+    # once (prepared), and the arrays would be written out value by value in Python on every
+    # run instead of by the driver's own dumpers.
+    compiler.assemble_as_sql = partial(SQLInsertCompiler.assemble_as_sql, compiler)
     compiler.returning_fields = [opts.get_field(n) for n in returning]
     [(sql, params)] = compiler.as_sql()
     if update_where:
@@ -137,17 +144,19 @@ def update(
     `raw` (field name -> (SQL, params): an expression, which may read earlier parts), only
     where `where` (SQL on the table's name, params) also holds, returning `returning` (SQL)."""
     opts = model._meta
+    db = connections[DEFAULT_DB_ALIAS]  # the thread's own, looked up once (not per value)
+    quote = db.ops.quote_name
     sets, params = [], []
     for attname, value in values.items():
         f = opts.get_field(attname)
-        sets.append(f"{connection.ops.quote_name(f.column)} = %s")
-        params.append(f.get_db_prep_save(value, connection))
+        sets.append(f"{quote(f.column)} = %s")
+        params.append(f.get_db_prep_save(value, db))
     for attname, (expression, expression_params) in (raw or {}).items():
-        sets.append(f"{connection.ops.quote_name(opts.get_field(attname).column)} = {expression}")
+        sets.append(f"{quote(opts.get_field(attname).column)} = {expression}")
         params.extend(expression_params)
-    params.append(opts.pk.get_db_prep_save(pk, connection))
-    table = connection.ops.quote_name(opts.db_table)
-    pk_column = connection.ops.quote_name(opts.pk.column)
+    params.append(opts.pk.get_db_prep_save(pk, db))
+    table = quote(opts.db_table)
+    pk_column = quote(opts.pk.column)
     sql = f"UPDATE {table} SET {', '.join(sets)} WHERE {pk_column} = %s"
     if where is not None:
         sql += f" AND ({where[0]})"
