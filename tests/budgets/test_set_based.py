@@ -1,12 +1,15 @@
 """The set-based reserving and settling functions (migration 0006) against the loops they
 replace (0002's `budgets_settle`, 0005's `budgets_reserve_many`, kept here under other names):
 the same rows returned and the same counters, holds and usage after random sequences of
-steps; refusals named alike; and the migration undone brings the loops back."""
+steps; refusals named alike; no deadlock when two connections spend against the same counters
+at once; and the migration undone brings the loops back."""
 
 from __future__ import annotations
 
 import json
 import random
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -14,6 +17,10 @@ from importlib import import_module
 
 import pytest
 from django.db import connection, transaction
+
+from budgets import accounting
+from budgets.limits import DAY, EVER, MONTH, Allowance, Spender
+from budgets.models import Counter, Hold, Usage
 
 BEFORE = {
     "settle": import_module("budgets.migrations.0002_budgets_reserve_settle_functions").SETTLE,
@@ -334,6 +341,139 @@ def test_a_refusal_is_the_row_the_loop_returned(old_functions, wanted, skip, ref
     assert new[-1] == refusal
     assert len(new) == refusal[0] + 1 - sum(skip or [])
     assert all(held for _, held, *_ in new[:-1])
+
+
+def _spender(*allowances, user_id=None, token_id=None) -> Spender:
+    return Spender(allowances=allowances, user_id=user_id, token_id=token_id)
+
+
+def _run_prepared(sql, params):
+    """As the statements that store a step's replies run: values sent apart, prepared."""
+    with connection.connection.cursor() as cursor:
+        cursor.execute(sql, params, prepare=True)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("run", [accounting.settle_now, _run_prepared], ids=["plain", "prepared"])
+def test_calls_that_return_together_are_settled_by_one_statement(run, django_assert_num_queries):
+    who = _spender(
+        Allowance(scope="user", key="user:5", period=DAY, tokens=10_000),
+        Allowance(scope="debate", key="debate:s", period=EVER, calls=10),
+        user_id=5,
+    )
+    held, _ = accounting.reserve_many(who, [(Decimal("0.01"), 300)] * 3)
+    found = accounting.settle_many_sql(
+        [
+            (held[0], "m1", 100, 20, Decimal("0.002")),
+            (held[1], "m1", 50, 5, 0),
+            (held[2], "", 0, 0, Decimal(0)),  # no reply: still a call, no usage
+        ]
+    )
+    with django_assert_num_queries(1 if run is accounting.settle_now else 0):
+        run(*found)
+    row = Counter.objects.get(key="user:5")
+    assert (row.used_tokens, row.used_calls, row.reserved_tokens, row.reserved_calls) == (
+        175,
+        3,
+        0,
+        0,
+    )
+    assert Counter.objects.get(key="debate:s").used_calls == 3
+    assert not Hold.objects.exists()
+    usage = Usage.objects.get()
+    assert (usage.user_id, usage.model, usage.calls, usage.tokens_in, usage.tokens_out) == (
+        5,
+        "m1",
+        2,
+        150,
+        25,
+    )
+    assert usage.cost_usd == Decimal("0.002")
+
+
+@pytest.mark.django_db
+def test_settling_together_calls_with_nothing_to_count_is_no_statement():
+    who = _spender(user_id=1)
+    assert accounting.settle_many_sql([]) is None
+    assert accounting.settle_many_sql([(accounting.unlimited(who), "", 0, 0, Decimal(0))]) is None
+    other = accounting.unlimited(_spender(user_id=2))
+    with pytest.raises(ValueError, match="one spender"):
+        accounting.settle_many_sql(
+            [(accounting.unlimited(who), "m", 1, 1, Decimal(0)), (other, "m", 1, 1, Decimal(0))]
+        )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_connections_spending_against_the_same_counters_do_not_deadlock():
+    user_day = Allowance(scope="user", key="user:1", period=DAY, tokens=150_000)
+    user_month = Allowance(scope="user", key="user:1", period=MONTH, cost=Decimal("1000"))
+    installation = Allowance(scope="global", key="global", period=DAY, tokens=10**9)
+    spenders = [  # the same counters, named in other orders, and one of each their own
+        _spender(
+            installation,
+            user_day,
+            user_month,
+            Allowance(scope="debate", key="debate:a", period=EVER, calls=10**6),
+            user_id=1,
+        ),
+        _spender(
+            Allowance(scope="debate", key="debate:b", period=EVER, calls=10**6),
+            user_month,
+            user_day,
+            installation,
+            user_id=1,
+        ),
+    ]
+    start, errors = threading.Barrier(2), []
+    settled = [[0, 0, Decimal(0)], [0, 0, Decimal(0)]]  # calls, tokens, cost per thread
+
+    def spend(n: int):
+        rng = random.Random(n)
+        start.wait()
+        try:
+            for round_ in range(120):
+                with transaction.atomic(durable=True) if round_ % 3 == 0 else nullcontext():
+                    wanted = [(Decimal("0.001"), rng.randrange(50, 500))] * rng.randrange(1, 7)
+                    held, _ = accounting.reserve_many(spenders[n], wanted)
+                    items = [
+                        (r, rng.choice(["m1", "m2"]), rng.randrange(0, 400), 10, Decimal("0.002"))
+                        for r in held
+                    ]
+                    alone = items[: rng.randrange(0, len(items) + 1)]
+                    for r, model, tokens_in, tokens_out, cost in alone:
+                        accounting.settle(
+                            r, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost
+                        )
+                    found = accounting.settle_many_sql(items[len(alone) :])
+                    if found:
+                        accounting.settle_now(*found)
+                for _, _, tokens_in, tokens_out, cost in items:
+                    settled[n][0] += 1
+                    settled[n][1] += tokens_in + tokens_out
+                    settled[n][2] += cost
+        except Exception as exc:  # noqa: BLE001 - a deadlock is reported by the assertion
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=spend, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    calls, tokens, cost = (sum(column) for column in zip(*settled, strict=True))
+    assert 0 < calls
+    for key, period in [("user:1", "d"), ("user:1", "m"), ("global", "d")]:
+        row = Counter.objects.get(key=key, period__startswith=period)
+        assert (row.used_calls, row.used_tokens, row.used_cost_usd) == (calls, tokens, cost)
+        assert (row.reserved_calls, row.reserved_tokens, row.reserved_cost_usd) == (0, 0, 0)
+    assert [Counter.objects.get(key=f"debate:{d}").used_calls for d in "ab"] == [
+        settled[0][0],
+        settled[1][0],
+    ]
+    assert not Hold.objects.exists()
+    assert sum(Usage.objects.values_list("calls", flat=True)) == calls
 
 
 @pytest.mark.django_db
