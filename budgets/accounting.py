@@ -6,8 +6,9 @@ limit still has room for it; otherwise nothing changes and `BudgetExceeded` name
 The calls of one step are reserved together, in one statement (`reserve_many`): in order, as
 many as fit. Settling, in one statement too (or as a part of the statement that stores the
 call's reply: `settle_sql`), gives the reservation back and adds what the call really
-spent, and adds it to the usage per day, user, token and model. Two workers spending against
-one budget therefore pass it by at most what their calls in flight spend beyond their
+spent, and adds it to the usage per day, user, token and model; calls of one spender that
+return together can be settled by one statement (`settle_many_sql`). Two workers spending
+against one budget therefore pass it by at most what their calls in flight spend beyond their
 estimates.
 """
 
@@ -160,6 +161,42 @@ def settle_sql(
     )
 
 
+def settle_many_sql(
+    items: list[tuple[Reservation, str, int, int, Decimal]],
+) -> tuple[str, list[Any]] | None:
+    """The statement that settles several calls of one spender at once, with the effect of
+    `settle_sql`'s one by one (`budgets_settle_many`): `items` are (reservation, model,
+    tokens_in, tokens_out, cost), one a call. None when there is nothing to do."""
+    items = [item for item in items if item[0].entries or item[1]]
+    if not items:
+        return None
+    spender = items[0][0].spender
+    if any(
+        (r.spender.user_id, r.spender.token_id) != (spender.user_id, spender.token_id)
+        for r, *_ in items
+    ):
+        raise ValueError("the calls settled together share one spender")
+    reservations = [reservation for reservation, *_ in items]
+    return (
+        "SELECT budgets_settle_many(%s::bigint[], %s::jsonb[], %s::numeric[], %s::bigint[], "
+        "%s::int[], %s, %s::date[], %s, %s, %s::text[], %s::bigint[], %s::bigint[])",
+        [
+            [r.hold_id for r in reservations],
+            [json.dumps(r.entries) for r in reservations],
+            [Decimal(str(cost)) for *_, cost in items],  # one type: psycopg dumps the list
+            [tokens_in + tokens_out for _, _, tokens_in, tokens_out, _ in items],
+            [1] * len(items),
+            timezone.localtime(),
+            [r.at.date() for r in reservations],  # as in `settle_sql`
+            spender.user_id,
+            spender.token_id,
+            [model or None for _, model, *_ in items],
+            [tokens_in for _, _, tokens_in, _, _ in items],
+            [tokens_out for *_, tokens_out, _ in items],
+        ],
+    )
+
+
 def settle(
     reservation: Reservation,
     *,
@@ -178,7 +215,7 @@ def settle(
 
 
 def settle_now(sql: str, params: list[Any]) -> None:
-    """Run a statement of `settle_sql` on its own."""
+    """Run a statement of `settle_sql` (or `settle_many_sql`) on its own."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
 

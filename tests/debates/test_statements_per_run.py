@@ -22,10 +22,10 @@ QUESTIONS = [
 
 def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
     # 4 to take the debate (the claim returns its row) and read its participants and its
-    # spender; 3 to start the
-    # steps (each also reserves its calls); 3 to 12 to store the replies (one per batch of
-    # replies that returned together; each reply's call settled there too); BEGIN, the votes with the totals, the decision with its baselines, quality scores
-    # and review item (if any), COMMIT; 2 to read the debate back and let it go.
+    # spender; 3 to start the steps (each also reserves its calls); 3 to 12 to store the
+    # replies (one per batch of replies that returned together; each reply's call settled
+    # there too); BEGIN, the votes with the totals, the decision with its baselines, quality
+    # scores and review item (if any), COMMIT; 2 to read the debate back and let it go.
     with assert_max(30), CaptureQueriesContext(connection) as ctx:
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
