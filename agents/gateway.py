@@ -389,13 +389,37 @@ def _settle(reservation, response: LLMResponse | None) -> None:
 
 
 class Settlement:
-    """A returned call's settling statement, for a caller that runs it as a part of the
-    statement storing the reply (`sql`, `params`); it sets `done` once that has run, and
-    the gateway settles the call on its own otherwise."""
+    """A returned call's settling, for a caller that runs it as a part of the statement storing
+    the reply: alone (`sql`, `params`) or with the calls that returned with it (`together`);
+    the caller sets `done` once it has run, and the gateway settles the call on its own
+    otherwise."""
 
-    def __init__(self, statement: tuple[str, list[Any]]):
+    def __init__(
+        self,
+        reservation: budget_accounting.Reservation,
+        response: LLMResponse,
+        statement: tuple[str, list[Any]],
+    ):
+        self.item = (
+            reservation,
+            response.model,
+            response.tokens_in,
+            response.tokens_out,
+            response.cost_usd,
+        )
         self.sql, self.params = statement
         self.done = False
+
+    @classmethod
+    def of(cls, reservation, response: LLMResponse) -> Settlement | None:
+        """The call's settling, or None when there is nothing to settle."""
+        statement = _settlement(reservation, response)
+        return None if statement is None else cls(reservation, response, statement)
+
+    @staticmethod
+    def together(settlements: list[Settlement]) -> tuple[str, list[Any]] | None:
+        """One statement settling `settlements` (calls of one spender), as each would alone."""
+        return budget_accounting.settle_many_sql([s.item for s in settlements])
 
 
 def _complete(
@@ -665,8 +689,7 @@ def complete_concurrently(
             return
         settlements = {}
         for key, response in answered:
-            found = _settlement(reservations.pop(key), response)
-            settlements[key] = (Settlement(found) if found else None, response)
+            settlements[key] = (Settlement.of(reservations.pop(key), response), response)
         try:
             on_returned([(key, response, s) for key, (s, response) in settlements.items()])
         finally:

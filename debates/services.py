@@ -472,22 +472,24 @@ class _DebateRunner:
         closes_round: bool = False,
     ) -> Results:
         """Store the replies that returned together in one statement (atomic on its own, one
-        round trip): each call's record, the statement or challenge it made and the settling of
-        its spending (`paid`), the round's end when the last of a step that closes its round is
-        among them, and whatever `_store_extras` adds. A reply never waits for another: the
-        ones that came back while an earlier store ran are the ones stored together."""
+        round trip): each call's record, the statement or challenge it made, the settling of
+        their spending (`paid`, all together), the round's end when the last of a step that
+        closes its round is among them, and whatever `_store_extras` adds. A reply never waits
+        for another: the ones that came back while an earlier store ran are stored together."""
         parts: list[onetrip.Part] = []
         selects: list[str] = []
         stored = []
-        for i, (request, response, paid) in enumerate(answered):
+        for i, (request, response, _) in enumerate(answered):
             reply, parsed, made, reply_parts = self._reply_parts(i, rnd, request, response)
             parts.extend(reply_parts)
-            select = f"SELECT {i}, made{i}.id FROM made{i}"
-            if paid is not None:  # a SELECT part runs only when read: the final select reads it
-                parts.append(onetrip.Part(f"paid{i}", paid.sql, paid.params))
-                select += f" CROSS JOIN paid{i}"
-            selects.append(select)
+            selects.append(f"SELECT {i}, made{i}.id FROM made{i}")
             stored.append((request, response, reply, parsed, made))
+        select = " UNION ALL ".join(selects)
+        settled = [paid for _, _, paid in answered if paid is not None]
+        if paid := gateway.Settlement.together(settled) if settled else None:
+            # A SELECT part runs only when read: the final select reads it.
+            parts.append(onetrip.Part("paid", *paid))
+            select = f"SELECT made.* FROM ({select}) made CROSS JOIN paid"
         completed_at = timezone.now()
         if closes_round:
             parts.append(
@@ -499,10 +501,9 @@ class _DebateRunner:
                 )
             )
         parts.extend(self._store_extras())
-        ids = dict(onetrip.execute(parts, " UNION ALL ".join(selects)))
-        for _, _, paid in answered:
-            if paid is not None:
-                paid.done = True
+        ids = dict(onetrip.execute(parts, select))
+        for settlement in settled:
+            settlement.done = True
         replies: Results = {}
         for i, (request, response, reply, parsed, made) in enumerate(stored):
             made.pk = ids[i]
