@@ -254,7 +254,8 @@ def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None
 
 
 class _DebateRunner:
-    """Drives a protocol's steps: concurrent calls per step, each result stored as it returns."""
+    """Drives a protocol's steps: concurrent calls per step, each result stored as it returns
+    (with the results that returned with it)."""
 
     def __init__(self, debate: Debate):
         self.debate = debate
