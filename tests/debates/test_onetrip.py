@@ -95,3 +95,56 @@ def test_a_debate_is_stored_alike_with_or_without_prepared_statements(
         assert after == before
     # The connection's own setting is left as it was (Django's default: no preparing).
     assert connection.connection.prepare_threshold is None
+
+
+def _plan_cache_mode(connection) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW plan_cache_mode")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_connection_that_prepares_plans_each_statement_once(default_agents, settings, prepared):
+    # Left to PostgreSQL, a prepared statement is planned again with its values whenever the
+    # generic plan looks dearer: every run, for these statements. A connection that prepares
+    # them plans each once; one that does not (behind a pooler) keeps PostgreSQL's default.
+    from django.db import connection
+
+    connection.close()
+    settings.DEBATE_PREPARED_STATEMENTS = prepared
+    debate = services.debate_create(query="Is Bitcoin a good investment?", protocol="s4")
+    services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert debate.status == "completed", debate.error
+    assert _plan_cache_mode(connection) == ("force_generic_plan" if prepared else "auto")
+    connection.close()
+    assert _plan_cache_mode(connection) == "auto"  # a new connection starts with the default
+
+
+@pytest.mark.django_db
+def test_a_long_statement_is_parsed_once_per_shape_as_psycopg_parses_it():
+    # psycopg parses a statement over 4096 characters on every run; the statements here are
+    # that long, so each shape is parsed once per process, to the same query and values.
+    from django.db import connection
+    from psycopg._queries import PostgresQuery
+    from psycopg.adapt import Transformer
+
+    padding = ", ".join(f"%s AS c{i}" for i in range(40))
+    select = f"SELECT {padding}, '{'x' * 4000}' AS pad, '100%%' AS pct"
+    params = list(range(40))
+    assert len(select) > 4096
+    onetrip._converted.cache_clear()
+    first = onetrip.execute([], select, params)
+    second = onetrip.execute([], select, [p + 1 for p in params])
+    assert first[0][:40] == tuple(params) and second[0][:40] == tuple(p + 1 for p in params)
+    assert first[0][-1] == "100%"
+    info = onetrip._converted.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    connection.ensure_connection()
+    ours, theirs = (
+        cls(Transformer(connection.connection)) for cls in (onetrip._ShapeQuery, PostgresQuery)
+    )
+    ours.convert(select, params)
+    theirs.convert(select, params)
+    assert (ours.query, ours.params, ours.types) == (theirs.query, theirs.params, theirs.types)
