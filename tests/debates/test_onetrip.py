@@ -113,7 +113,9 @@ def test_a_connection_that_prepares_plans_each_statement_once(default_agents, se
 
     connection.close()
     settings.DEBATE_PREPARED_STATEMENTS = prepared
-    debate = services.debate_create(query="Is Bitcoin a good investment?", protocol="s4")
+    debate = services.debate_create(
+        query="Is Bitcoin a good investment?", protocol="s4", enqueue=False
+    )  # committed (a transaction test): run here, not by the session's worker
     services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == "completed", debate.error
