@@ -1,12 +1,12 @@
 """What the spending-limit functions cost the database, before and after they were made
-set-based (migration 0006): the loops of 0002 and 0005 (created here as `old_budgets_settle`
-and `old_budgets_reserve_many`) against the functions of 0006, in one run.
+set-based (migration 0006): the loop of 0005 (created here as `old_budgets_reserve_many`)
+against 0006's `budgets_reserve_many`, and 0002's loop `budgets_settle` once per call against
+0006's `budgets_settle_many` for all, in one run.
 
 For a step of 6 calls with 2 entries each (the installation's day and the debate) and with 4
 (and the user's day and month), it times --iterations times:
 - reserving the step: `budgets_reserve_many`, old and new;
-- settling its 6 calls: `budgets_settle` 6 times (old, and new), and `budgets_settle_many`
-  once (new).
+- settling its 6 calls: `budgets_settle` 6 times, and `budgets_settle_many` once.
 Each is run in a DO block that commits after every step (as the calls' own transactions do)
 and adds up `clock_timestamp()` around the function calls only. Prints, per step and per call,
 the milliseconds spent in the functions and the backend's CPU for the whole block (from
@@ -59,10 +59,8 @@ def migrate_and_add_old_functions():
     from django.db import connection
 
     call_command("migrate", verbosity=0)
-    settle = importlib.import_module("budgets.migrations.0002_budgets_reserve_settle_functions")
     reserve = importlib.import_module("budgets.migrations.0005_fold_reserve_many")
     with connection.cursor() as cursor:
-        cursor.execute(settle.SETTLE.replace("budgets_settle(", "old_budgets_settle("))
         cursor.execute(
             reserve.RESERVE_MANY.replace("budgets_reserve_many(", "old_budgets_reserve_many(")
         )
@@ -87,16 +85,24 @@ def entries(tag: str, count: int) -> list[dict]:
     ]
 
 
-# Each block reports the milliseconds spent in the functions (a notice).
-RESERVE = """
+def timed_block(body: str, declare: str = "") -> str:
+    """A DO block that runs `body` (SQL with {iterations}, {function} ... left to fill, and the
+    step's number `i`, from 0) once per step, committing after each, and reports the
+    milliseconds spent in it (a notice). `declare`: its own variables."""
+    return (
+        """
 DO $$
 DECLARE
     spent interval := '0';
     t timestamptz;
+"""
+        + declare
+        + """
 BEGIN
-    FOR i IN 1 .. {iterations} LOOP
-        t := clock_timestamp();
-        PERFORM * FROM {function}('{wanted}'::jsonb, now());
+    FOR i IN 0 .. {iterations} - 1 LOOP
+"""
+        + body
+        + """
         spent := spent + (clock_timestamp() - t);
         COMMIT;
     END LOOP;
@@ -104,40 +110,33 @@ BEGIN
 END;
 $$;
 """
+    )
+
+
+RESERVE = timed_block(
+    """
+        t := clock_timestamp();
+        PERFORM * FROM {function}('{wanted}'::jsonb, now());"""
+)
 
 # The holds are made beforehand, ids first_id onwards, 6 a step.
-SETTLE_ONE_BY_ONE = """
-DO $$
-DECLARE
-    spent interval := '0';
-    t timestamptz;
-    first_id bigint := (SELECT min(id) FROM budgets_hold);
-    call jsonb := '{entries}'::jsonb;
-BEGIN
-    FOR i IN 0 .. {iterations} - 1 LOOP
+HOLDS = """
+    first_id bigint := (SELECT min(id) FROM budgets_hold);"""
+
+SETTLE_ONE_BY_ONE = timed_block(
+    """
         t := clock_timestamp();
         FOR k IN 0 .. {calls} - 1 LOOP
             PERFORM {function}(first_id + i * {calls} + k, call, 0.0011, 1400, 1, now(),
                                current_date, 1, NULL, 'bench-model', 1000, 400);
-        END LOOP;
-        spent := spent + (clock_timestamp() - t);
-        COMMIT;
-    END LOOP;
-    RAISE NOTICE '%', extract(epoch FROM spent) * 1000;
-END;
-$$;
-"""
+        END LOOP;""",
+    HOLDS
+    + """
+    call jsonb := '{entries}'::jsonb;""",
+)
 
-SETTLE_TOGETHER = """
-DO $$
-DECLARE
-    spent interval := '0';
-    t timestamptz;
-    first_id bigint := (SELECT min(id) FROM budgets_hold);
-    calls jsonb[] := array_fill('{entries}'::jsonb, ARRAY[{calls}]);
-    ids bigint[];
-BEGIN
-    FOR i IN 0 .. {iterations} - 1 LOOP
+SETTLE_TOGETHER = timed_block(
+    """
         ids := ARRAY(SELECT first_id + i * {calls} + k FROM generate_series(0, {calls} - 1) k);
         t := clock_timestamp();
         PERFORM budgets_settle_many(
@@ -145,14 +144,12 @@ BEGIN
             ARRAY[{calls}]), array_fill(1, ARRAY[{calls}]), now(),
             array_fill(current_date, ARRAY[{calls}]), 1, NULL,
             array_fill('bench-model'::text, ARRAY[{calls}]),
-            array_fill(1000::bigint, ARRAY[{calls}]), array_fill(400::bigint, ARRAY[{calls}]));
-        spent := spent + (clock_timestamp() - t);
-        COMMIT;
-    END LOOP;
-    RAISE NOTICE '%', extract(epoch FROM spent) * 1000;
-END;
-$$;
-"""
+            array_fill(1000::bigint, ARRAY[{calls}]), array_fill(400::bigint, ARRAY[{calls}]));""",
+    HOLDS
+    + """
+    calls jsonb[] := array_fill('{entries}'::jsonb, ARRAY[{calls}]);
+    ids bigint[];""",
+)
 
 
 def backend_cpu(pid: int) -> float:
@@ -227,22 +224,22 @@ def main():
                     f"settle, {step}",
                     [
                         (
-                            f,
+                            "budgets_settle",
                             SETTLE_ONE_BY_ONE.format(
-                                iterations=n, calls=CALLS, function=f, entries=json.dumps(call)
+                                iterations=n,
+                                calls=CALLS,
+                                function="budgets_settle",
+                                entries=json.dumps(call),
                             ),
                             lambda call=call: make_holds(conn, call, n),
-                        )
-                        for f in ("old_budgets_settle", "budgets_settle")
-                    ]
-                    + [
+                        ),
                         (
                             "budgets_settle_many",
                             SETTLE_TOGETHER.format(
                                 iterations=n, calls=CALLS, entries=json.dumps(call)
                             ),
                             lambda call=call: make_holds(conn, call, n),
-                        )
+                        ),
                     ],
                 ),
             ]

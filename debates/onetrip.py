@@ -33,9 +33,8 @@ class Part:
     params: Sequence[Any] = field(default_factory=tuple)
 
 
-# The SQL of each shape of insert (model, columns, options, rows), compiled once per process;
-# and whether its values go as one array per column (never, now: rows go as VALUES).
-_compiled: dict[tuple, tuple[str, bool]] = {}
+# The SQL of each shape of insert (model, columns, options, rows), compiled once per process.
+_compiled: dict[tuple, str] = {}
 
 
 def insert(
@@ -60,16 +59,12 @@ def insert(
     fields = insert_fields(objs)
     options = (tuple(returning), tuple(unique_fields), tuple(update_fields), update_where)
     shape = (model, tuple(f.attname for f in fields), options, ignore_conflicts, len(objs))
-    known = _compiled.get(shape)
-    if known is not None:
-        sql, by_column = known
-        return Part(name, sql, _values(fields, objs, by_column))
+    sql = _compiled.get(shape)
+    if sql is not None:
+        return Part(name, sql, _values(fields, objs))
     sql, params = _compile(model, fields, objs, *options, ignore_conflicts=ignore_conflicts)
-    by_column = len(objs) > 1 and len(params) == len(fields)
-    if not any(f.has_db_default() for f in fields) and _same(
-        params, _values(fields, objs, by_column)
-    ):
-        _compiled[shape] = (sql, by_column)
+    if not any(f.has_db_default() for f in fields) and _same(params, _values(fields, objs)):
+        _compiled[shape] = sql
     return Part(name, sql, params)
 
 
@@ -83,12 +78,10 @@ def insert_fields(objs: Sequence[models.Model]) -> list[models.Field]:
     ]
 
 
-def _values(fields, objs, by_column: bool) -> list[Any]:
+def _values(fields, objs) -> list[Any]:
+    """The rows' values, row after row, as the compiler sends them for VALUES."""
     db = connections[DEFAULT_DB_ALIAS]  # the thread's own, looked up once (not per value)
-    rows = [[f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields] for obj in objs]
-    if by_column:
-        return [list(column) for column in zip(*rows, strict=True)]
-    return [value for row in rows for value in row]
+    return [f.get_db_prep_save(f.pre_save(obj, True), db) for obj in objs for f in fields]
 
 
 def _same(compiled: list[Any], prepared: list[Any]) -> bool:

@@ -487,7 +487,7 @@ class _DebateRunner:
             stored.append((request, response, reply, parsed, made))
         select = " UNION ALL ".join(selects)
         settled = [paid for _, _, paid in answered if paid is not None]
-        if paid := gateway.Settlement.together(settled) if settled else None:
+        if paid := gateway.Settlement.together(settled):
             # A SELECT part runs only when read: the final select reads it.
             parts.append(onetrip.Part("paid", *paid))
             select = f"SELECT made.* FROM ({select}) made CROSS JOIN paid"
