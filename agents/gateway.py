@@ -8,6 +8,11 @@ cost, latency), and the spending limits of `budgets`: a call made for a spender 
 against every limit before it is made and settled with what it really spent after
 (`budgets.accounting`); a call that does not fit is not made (`BudgetStop`).
 
+Calls are made as coroutines (litellm's `acompletion`) on one event loop per process, on a
+thread of its own (`calls_loop`); the thread that asks waits for the reply (`complete`) or for
+the first of several (`complete_concurrently`). Whatever touches the database (reserving,
+settling, storing) stays on the asking thread.
+
 A reply is kept twice: as the provider sent it (`raw_content`, before litellm removes a leading
 `<think>` block, and the `reasoning_content` litellm separates out), and as the copy the service
 reads (`content`: litellm's content, with the characters PostgreSQL refuses replaced; see
@@ -16,6 +21,7 @@ reads (`content`: litellm's content, with the characters PostgreSQL refuses repl
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -23,8 +29,8 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections.abc import Callable, Coroutine
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -151,15 +157,17 @@ def load() -> None:
     _get_litellm()
 
 
-def _call(litellm, target: routing.Target, **kwargs):
+async def _call(litellm, target: routing.Target, **kwargs):
     """One attempt: through the Router along the target's deployments when there is a
     choice to make (a fallback), else directly (a model, or the one deployment of a group,
     with its litellm parameters, as the Router would send them: the call's own win)."""
     if not target.routed:
-        return litellm.completion(model=target.name, num_retries=0, **kwargs)
+        return await litellm.acompletion(model=target.name, num_retries=0, **kwargs)
     if len(target.deployments) == 1:
-        return litellm.completion(**{**target.deployments[0].params, **kwargs, "num_retries": 0})
-    return routing.router(litellm).completion(
+        return await litellm.acompletion(
+            **{**target.deployments[0].params, **kwargs, "num_retries": 0}
+        )
+    return await routing.router(litellm).acompletion(
         model=target.deployments[0].id,
         fallbacks=routing.router_fallbacks(target),
         num_retries=0,
@@ -321,16 +329,22 @@ def complete(
     target = routing.config().target(model, step=step, role=role)
     max_tokens = max_tokens or (spender.max_tokens if spender else None)
     reservation = _reserve(spender, target, messages, max_tokens)
-    try:
-        response = _complete(
-            target,
+    call = _start(
+        acomplete(
+            model=model,
             messages=messages,
             temperature=temperature,
             timeout=timeout,
             max_retries=max_retries,
+            step=step,
+            role=role,
             max_tokens=max_tokens,
         )
+    )
+    try:
+        response = call.result()
     except BaseException:  # nothing came back: the call still counts, its estimate is freed
+        call.cancel()
         _settle(reservation, None)
         raise
     _settle(reservation, response)
@@ -422,7 +436,7 @@ class Settlement:
         return budget_accounting.settle_many_sql([s.item for s in settlements])
 
 
-def _complete(
+async def _complete(
     target: routing.Target,
     *,
     messages: list[dict[str, str]],
@@ -445,7 +459,7 @@ def _complete(
         attempt += 1
         logged: dict[str, Any] = {}
         try:
-            response = _call(
+            response = await _call(
                 litellm,
                 target,
                 messages=messages,
@@ -467,7 +481,7 @@ def _complete(
             logger.warning(
                 "%s: transient error (%s); retry %d in %.2fs", model, exc, attempt, delay
             )
-            time.sleep(delay)
+            await _pause(delay)
             continue
         except LLMError:
             raise
@@ -490,7 +504,7 @@ def _complete(
         if is_empty_reply(content) and attempt <= max_retries:
             delay = _backoff(attempt)
             logger.warning("%s: empty reply; retry %d in %.2fs", model, attempt, delay)
-            time.sleep(delay)
+            await _pause(delay)
             continue
         break
 
@@ -510,23 +524,75 @@ def _complete(
     )
 
 
-_executor: ThreadPoolExecutor | None = None
-_executor_pid: int | None = None
+async def _pause(seconds: float) -> None:
+    """Wait before the next attempt."""
+    await asyncio.sleep(seconds)
 
 
-def executor() -> ThreadPoolExecutor:
-    """The process's one pool of LLM call threads, made on first use and kept for the life of
-    the process (threads are started as calls need them, up to `DEBATE_LLM_THREADS`, and reused
-    after). A forked child makes its own: threads do not survive a fork."""
-    global _executor, _executor_pid
-    if _executor is None or _executor_pid != os.getpid():
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_thread: threading.Thread | None = None
+_loop_pid: int | None = None
+_in_flight: asyncio.Semaphore | None = None
+
+
+def calls_loop() -> asyncio.AbstractEventLoop:
+    """The process's one event loop for LLM calls, on a thread of its own ("llm-calls"),
+    started on first use and kept for the life of the process. Every call is a coroutine on
+    it (litellm's `acompletion`): a call waiting on its model holds no thread, so the calls of
+    every debate the process runs share one thread instead of taking one each, and fewer
+    threads contend for the interpreter. A forked child starts its own: threads do not
+    survive a fork."""
+    global _loop, _loop_thread, _loop_pid, _in_flight
+    if _loop is None or _loop_pid != os.getpid():
         with _setup_lock:
-            if _executor is None or _executor_pid != os.getpid():
-                _executor = ThreadPoolExecutor(
-                    max_workers=settings.DEBATE_LLM_THREADS, thread_name_prefix="llm"
-                )
-                _executor_pid = os.getpid()
-    return _executor
+            if _loop is None or _loop_pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="llm-calls", daemon=True)
+                thread.start()
+                _in_flight = asyncio.Semaphore(settings.DEBATE_LLM_MAX_IN_FLIGHT)
+                _loop, _loop_thread, _loop_pid = loop, thread, os.getpid()
+    return _loop
+
+
+async def _held(call: Coroutine[Any, Any, LLMResponse]) -> LLMResponse:
+    """`call`, once fewer than `DEBATE_LLM_MAX_IN_FLIGHT` calls of the process are in flight."""
+    assert _in_flight is not None
+    async with _in_flight:
+        return await call
+
+
+def _start(call: Coroutine[Any, Any, LLMResponse]) -> Future:
+    """Start `call` on the calls' loop; its future, to wait on from any thread but the
+    loop's own."""
+    loop = calls_loop()
+    if threading.current_thread() is _loop_thread:
+        call.close()
+        raise RuntimeError("an LLM call cannot be waited on from the calls' own loop")
+    return asyncio.run_coroutine_threadsafe(_held(call), loop)
+
+
+async def acomplete(
+    *,
+    model: str | None = None,
+    messages: list[dict[str, str]],
+    temperature: float = 0.2,
+    timeout: float | None = None,
+    max_retries: int | None = None,
+    step: str = "",
+    role: str = "",
+    max_tokens: int | None = None,
+) -> LLMResponse:
+    """`complete` as a coroutine on the calls' loop, without a spender (its caller reserves
+    and settles, on its own thread: the spending limits live in the database). Every call,
+    `complete`'s own and those of `complete_concurrently`, is made by this."""
+    return await _complete(
+        routing.config().target(model, step=step, role=role),
+        messages=messages,
+        temperature=temperature,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_tokens=max_tokens,
+    )
 
 
 def _prepare(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, Spender, Any]]:
@@ -640,13 +706,14 @@ def complete_concurrently(
     reserved: StepReservation | None = None,
 ) -> list[LLMError]:
     """Make independent calls at once (at most `max_workers` of them in flight), on the
-    process's call threads (`executor`): `calls` maps a caller's key to `complete`'s arguments.
+    process's calls' loop (`calls_loop`): `calls` maps a caller's key to `complete`'s arguments.
 
     Replies are handed to `on_returned` as soon as they arrive; the ones that arrive together
     come in one list, so the caller can store them in one transaction. A call that fails with
     `LLMError` goes to `on_failed`; the others still finish and are handed over. Returns those
     failures; any other exception is raised once the replies that came with it are handed over
-    (calls not started yet are then not made).
+    and the calls in flight have ended (they count, their replies are not kept; calls not
+    started yet are then not made).
 
     The calls with a `spender` are reserved here first, in the caller's thread (so on its
     database connection), all together (`budget_accounting.reserve_many`: one statement), in
@@ -661,7 +728,6 @@ def complete_concurrently(
     errors: list[LLMError] = []
     if not calls:
         return errors
-    pool = executor()
     items = [(key, dict(kwargs)) for key, kwargs in calls.items()]
     reservations, refused, stop = _reserve_all(items, reserved)
     waiting = [(key, kwargs) for key, kwargs in items if key in reservations]
@@ -679,7 +745,7 @@ def complete_concurrently(
     def submit_more() -> None:
         while waiting and len(futures) < limit:
             key, kwargs = waiting.pop()
-            futures[pool.submit(complete, **kwargs)] = key
+            futures[_start(acomplete(**kwargs))] = key
 
     def hand_over(answered: list[tuple[Any, LLMResponse]]) -> None:
         if not store_settles:
@@ -719,21 +785,15 @@ def complete_concurrently(
             if answered:  # what came back is kept, even when something else went wrong
                 hand_over(answered)
             if fatal is not None:
-                for future in futures:
-                    future.cancel()
+                # A call in flight may have reached its model: it ends, and it counts.
                 wait(list(futures))
-                for future, key in futures.items():
-                    if not future.cancelled():
-                        _settle(reservations.pop(key), None)
+                for key in futures.values():
+                    _settle(reservations.pop(key), None)
+                futures.clear()
                 raise fatal
     finally:
         for key, _ in waiting:  # never sent: given back, not counted
             held = reservations.pop(key, None)
             if held is not None:
                 budget_accounting.release(held)
-        for future, key in futures.items():
-            if future.cancelled():
-                held = reservations.pop(key, None)
-                if held is not None:
-                    budget_accounting.release(held)
     return errors

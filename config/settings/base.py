@@ -300,8 +300,9 @@ DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=1
 # Simulated latency of the offline model, in seconds (benchmarks and live demos).
 DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
-# The process's LLM call threads (one long-lived pool, shared by every debate the process runs).
-DEBATE_LLM_THREADS = env.int("DEBATE_LLM_THREADS", default=256)
+# The most LLM calls one process has in flight at once (every debate it runs together; they
+# are coroutines on one event loop, `agents.gateway.calls_loop`); more wait for a free place.
+DEBATE_LLM_MAX_IN_FLIGHT = env.int("DEBATE_LLM_MAX_IN_FLIGHT", default=256)
 # The statements that start a debate's steps and store its replies run as prepared statements
 # (parsed and planned once per connection, with their values sent apart from the SQL). Behind
 # a pooler that does not keep prepared statements (PgBouncer before 1.21 in transaction mode,

@@ -1,9 +1,9 @@
-"""The LLM gateway: retries, typed errors and accounting. Only `litellm.completion` is replaced;
-no network, no database."""
+"""The LLM gateway: retries, typed errors and accounting. Only `litellm.acompletion` is
+replaced; no network, no database."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 from decimal import Decimal
 
 import pytest
@@ -23,9 +23,13 @@ def litellm():
 
 @pytest.fixture
 def sleeps(monkeypatch):
-    """Record retry delays instead of sleeping."""
+    """Record retry delays instead of waiting."""
     delays: list[float] = []
-    monkeypatch.setattr(gateway.time, "sleep", delays.append)
+
+    async def pause(seconds):
+        delays.append(seconds)
+
+    monkeypatch.setattr(gateway, "_pause", pause)
     return delays
 
 
@@ -61,7 +65,7 @@ class FakeCompletion:
         self.outcomes = list(outcomes)
         self.calls: list[dict] = []
 
-    def __call__(self, **kwargs):
+    async def __call__(self, **kwargs):
         self.calls.append(kwargs)
         outcome = self.outcomes.pop(0) if len(self.outcomes) > 1 else self.outcomes[0]
         if isinstance(outcome, BaseException):
@@ -70,7 +74,7 @@ class FakeCompletion:
 
 
 def install(monkeypatch, litellm, fake: FakeCompletion) -> FakeCompletion:
-    monkeypatch.setattr(litellm, "completion", fake)
+    monkeypatch.setattr(litellm, "acompletion", fake)
     return fake
 
 
@@ -210,11 +214,11 @@ def test_call_asks_for_json_with_the_timeout_and_no_litellm_retries(monkeypatch,
 
 
 def test_tokens_cost_and_latency_are_recorded(monkeypatch, litellm):
-    def slow_completion(**kwargs):
-        time.sleep(0.05)
+    async def slow_completion(**kwargs):
+        await asyncio.sleep(0.05)
         return model_response(litellm, prompt_tokens=321, completion_tokens=45)
 
-    monkeypatch.setattr(litellm, "completion", slow_completion)
+    monkeypatch.setattr(litellm, "acompletion", slow_completion)
 
     response = complete(model="gpt-4o-mini", messages=MESSAGES)
 
@@ -240,12 +244,12 @@ class _Died(BaseException):
 
 
 def test_concurrent_calls_hand_over_every_reply_and_report_failures(monkeypatch):
-    def fake_complete(*, model, messages, temperature=0.2):
-        if model == "broken":
+    async def fake_complete(target, *, messages, **kwargs):
+        if target.name == "broken":
             raise gateway.LLMError("broken: down", permanent=True, attempts=1)
-        return gateway.LLMResponse(model, messages[0]["content"], 1, 1, 0, 1, 1)
+        return gateway.LLMResponse(target.name, messages[0]["content"], 1, 1, 0, 1, 1)
 
-    monkeypatch.setattr(gateway, "complete", fake_complete)
+    monkeypatch.setattr(gateway, "_complete", fake_complete)
     handed, failed = [], []
     errors = gateway.complete_concurrently(
         {
@@ -262,12 +266,12 @@ def test_concurrent_calls_hand_over_every_reply_and_report_failures(monkeypatch)
 
 
 def test_a_fatal_error_is_raised_after_the_replies_that_returned_with_it(monkeypatch):
-    def fake_complete(*, model, messages, temperature=0.2):
-        if model == "dies":
+    async def fake_complete(target, *, messages, **kwargs):
+        if target.name == "dies":
             raise _Died()
-        return gateway.LLMResponse(model, "{}", 1, 1, 0, 1, 1)
+        return gateway.LLMResponse(target.name, "{}", 1, 1, 0, 1, 1)
 
-    monkeypatch.setattr(gateway, "complete", fake_complete)
+    monkeypatch.setattr(gateway, "_complete", fake_complete)
     handed = []
     with pytest.raises(_Died):
         gateway.complete_concurrently(

@@ -169,7 +169,7 @@ def test_a_contradictions_item_reads_with_its_runs_other_items(staff_api):
     reports = reports_of("simple")
     run = contradiction_services.contradiction_run_create(reports=reports, enqueue=False)
     undecided = ScriptedArbitrator(reply=lambda messages: "no idea")  # unreadable: flagged
-    with mock.patch("agents.gateway.complete", undecided):
+    with mock.patch("agents.gateway.acomplete", undecided):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)
     listed = staff_api.get(URL, {"reason": "flag_for_review"}).json()["results"]

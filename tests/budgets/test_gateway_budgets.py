@@ -17,13 +17,13 @@ OFFLINE = "offline/heuristic-demo"
 
 def test_concurrent_calls_past_the_limit_are_refused_and_never_sent(monkeypatch):
     sent = []
-    real = gateway.complete
+    real = gateway.acomplete
 
-    def counting(**kwargs):
+    async def counting(**kwargs):
         sent.append(kwargs)
-        return real(**kwargs)
+        return await real(**kwargs)
 
-    monkeypatch.setattr(gateway, "complete", counting)
+    monkeypatch.setattr(gateway, "acomplete", counting)
     spender = Spender(
         allowances=(Allowance(scope="debate", key="debate:g", period=EVER, calls=3),),
         user_id=None,

@@ -3,6 +3,7 @@ and a scripted arbitrator for the LLM boundary."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from decimal import Decimal
 
@@ -120,14 +121,15 @@ def staff_user(db):
 
 
 class ScriptedArbitrator:
-    """Stands in for `gateway.complete`: answers with `reply(messages)` (default: the offline
-    model's own answer), counts the calls and how many were in flight at once."""
+    """Stands in for `gateway.acomplete`: answers with `reply(messages)` (default: the offline
+    model's own answer), counts the calls and how many were in flight at once. With a
+    `barrier` (an `asyncio.Barrier`), each call waits there, for at most 20 s."""
 
     def __init__(
         self,
         reply=None,
         *,
-        barrier: threading.Barrier | None = None,
+        barrier: asyncio.Barrier | None = None,
         fail_after: int | None = None,
         exc: BaseException | None = None,
     ):
@@ -140,7 +142,7 @@ class ScriptedArbitrator:
         self.max_in_flight = 0
         self.lock = threading.Lock()
 
-    def __call__(self, *, model, messages, temperature=0.2, **kwargs):
+    async def __call__(self, *, model, messages, temperature=0.2, **kwargs):
         with self.lock:
             if self.fail_after is not None and len(self.calls) >= self.fail_after:
                 raise self.exc
@@ -149,7 +151,8 @@ class ScriptedArbitrator:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             if self.barrier is not None:
-                self.barrier.wait()
+                async with asyncio.timeout(20):
+                    await self.barrier.wait()
             if self.reply is None:
                 from agents.offline import reply_to
 

@@ -194,7 +194,7 @@ def _completed(user, name="source_conflict"):
     run = services.contradiction_run_create(
         reports=parse_payload(SCENARIOS[name])["reports"], created_by=user, enqueue=False
     )
-    with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
+    with mock.patch.object(gateway, "acomplete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     return run
 

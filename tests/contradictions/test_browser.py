@@ -40,7 +40,7 @@ def test_an_analyst_reads_a_run_side_by_side_and_keeps_a_value(
     run = services.contradiction_run_create(
         reports=parse_payload(REPORTS)["reports"], enqueue=False
     )
-    with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
+    with mock.patch.object(gateway, "acomplete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     item = ReviewItem.objects.get(contradiction__run=run)
 

@@ -40,7 +40,7 @@ def completed(data, user=None) -> ContradictionRun:
     run = services.contradiction_run_create(
         reports=parse_payload(data)["reports"], created_by=user, enqueue=False
     )
-    with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
+    with mock.patch.object(gateway, "acomplete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run

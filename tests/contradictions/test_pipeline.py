@@ -98,7 +98,7 @@ def test_a_failed_run_raises_emits_failed_and_is_queued_for_review():
     events = Events()
     boom = gateway.LLMError("invalid api key", permanent=True, attempts=1)
     with (
-        mock.patch.object(gateway, "complete", side_effect=boom),
+        mock.patch.object(gateway, "acomplete", side_effect=boom),
         pytest.raises(ContradictionRunFailed) as info,
     ):
         resolve_contradictions(SCENARIOS["simple"], on_event=events)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from unittest import mock
 
 import pytest
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.usefixtures("sources")
 def run_with(reports, llm=None, **kwargs) -> ContradictionRun:
     run = services.contradiction_run_create(reports=reports, enqueue=False, **kwargs)
     llm = llm or ScriptedArbitrator()
-    with mock.patch.object(gateway, "complete", llm):
+    with mock.patch.object(gateway, "acomplete", llm):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     return run
@@ -95,7 +95,7 @@ def test_zero_contradictions_skip_arbitration_at_once():
 def test_ten_contradictions_are_arbitrated_at_the_same_time():
     # Every call waits until all ten are in flight: calls one after another would never get
     # there (the barrier would break).
-    llm = ScriptedArbitrator(barrier=threading.Barrier(10, timeout=20))
+    llm = ScriptedArbitrator(barrier=asyncio.Barrier(10))
     run = run_with(many_metrics(10), llm)
     assert run.status == "completed", run.error
     assert len(llm.calls) == 10 and llm.max_in_flight == 10
@@ -107,7 +107,7 @@ def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
     dying = ScriptedArbitrator(fail_after=3, exc=WorkerDied())
     with (
         mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1),
-        mock.patch.object(gateway, "complete", dying),
+        mock.patch.object(gateway, "acomplete", dying),
         pytest.raises(WorkerDied),
     ):
         contradiction_running.contradiction_run_execute(run_id=run.id)
@@ -119,7 +119,7 @@ def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
     assert len(done_before) == 3
 
     resumed = ScriptedArbitrator()
-    with mock.patch.object(gateway, "complete", resumed):
+    with mock.patch.object(gateway, "acomplete", resumed):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed"
@@ -139,7 +139,7 @@ def test_a_rerun_after_the_worker_died_resumes_without_repeating_calls():
 def test_running_a_completed_run_again_makes_no_calls_and_no_rows():
     run = run_with(reports_of("simple"))
     spy = ScriptedArbitrator()
-    with mock.patch.object(gateway, "complete", spy):
+    with mock.patch.object(gateway, "acomplete", spy):
         assert contradiction_running.contradiction_run_execute(run_id=run.id) is None
     assert spy.calls == []
     assert Resolution.objects.filter(contradiction__run=run).count() == 1
@@ -152,7 +152,7 @@ def test_a_model_failure_fails_the_run_readably_and_a_retry_pays_only_for_what_i
     )
     with (
         mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1),
-        mock.patch.object(gateway, "complete", broken),
+        mock.patch.object(gateway, "acomplete", broken),
     ):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
@@ -162,7 +162,7 @@ def test_a_model_failure_fails_the_run_readably_and_a_retry_pays_only_for_what_i
     with mock.patch("contradictions.tasks.run_contradictions.delay"):
         assert contradiction_acting.contradiction_run_retry(run_id=run.id)
     healthy = ScriptedArbitrator()
-    with mock.patch.object(gateway, "complete", healthy):
+    with mock.patch.object(gateway, "acomplete", healthy):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed" and len(healthy.calls) == 1
@@ -210,7 +210,7 @@ def test_a_completed_debates_agents_positions_become_reports(default_agents):
     ]
     metrics = set(Finding.objects.filter(run=run).values_list("metric", flat=True))
     assert metrics == {"position", "risk"}
-    with mock.patch.object(gateway, "complete", ScriptedArbitrator()):
+    with mock.patch.object(gateway, "acomplete", ScriptedArbitrator()):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed"

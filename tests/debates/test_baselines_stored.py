@@ -129,7 +129,7 @@ def test_a_resumed_run_reads_back_the_replies_an_earlier_run_stored(default_agen
 
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     with (
-        mock.patch.object(gateway, "complete", CountingLLM(fail_after=7, exc=WorkerDied())),
+        mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=7, exc=WorkerDied())),
         pytest.raises(WorkerDied),
     ):
         services.debate_run(debate_id=debate.id)

@@ -34,7 +34,7 @@ def finished_debate(query: str, owner, llm=None) -> Debate:
     if llm is None:
         services.debate_run(debate_id=debate.id)
     else:
-        with mock.patch.object(gateway, "complete", llm):
+        with mock.patch.object(gateway, "acomplete", llm):
             services.debate_run(debate_id=debate.id)
     return debate
 
@@ -43,7 +43,7 @@ def interrupted_in_round_two(query: str, owner) -> Debate:
     """A debate whose worker died while the six challenges were in flight: round 2 is running
     and its calls are still pending, exactly as a viewer sees it mid-round."""
     debate = services.debate_create(query=query, created_by=owner, enqueue=False)
-    with mock.patch.object(gateway, "complete", CountingLLM(fail_after=3, exc=WorkerDied())):
+    with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=3, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
             services.debate_run(debate_id=debate.id)
     return debate

@@ -97,7 +97,7 @@ def test_a_hostile_reply_arriving_live_is_shown_as_text_and_columns_stack_on_a_p
     page.evaluate(WATCH)
 
     llm = CountingLLM(replies={"Your name in this debate: Utility Agent": SCRIPT_REPLY})
-    with mock.patch.object(gateway, "complete", llm):
+    with mock.patch.object(gateway, "acomplete", llm):
         services.debate_run(debate_id=debate.id)
     page.locator("#decision").wait_for()
 

@@ -42,7 +42,7 @@ def run(query: str, protocol: str, owner, llm=None, **options) -> Debate:
     if llm is None:
         services.debate_run(debate_id=debate.id)
     else:
-        with mock.patch.object(gateway, "complete", llm):
+        with mock.patch.object(gateway, "acomplete", llm):
             services.debate_run(debate_id=debate.id)
     return Debate.objects.get(id=debate.id)
 
@@ -161,14 +161,14 @@ def test_a_round_robin_without_consensus_shows_every_round_and_goes_to_review(ow
 
 
 def test_an_unreadable_turn_is_shown_as_no_stance(owner_client, owner):
-    real = gateway.complete
+    real = gateway.acomplete
 
-    def garbled_sentiment(*, model, messages, **kwargs):
+    async def garbled_sentiment(*, model, messages, **kwargs):
         if "Your name in this debate: Sentiment Agent" in messages[0]["content"] and messages[-1][
             "content"
         ].startswith("STEP: turn (round 1"):
             return gateway.LLMResponse(model, "no idea, sorry", 10, 5, 0, 1, 1)
-        return real(model=model, messages=messages, **kwargs)
+        return await real(model=model, messages=messages, **kwargs)
 
     debate = run(STOCK, "round_robin", owner, llm=garbled_sentiment)
     text = page_text(owner_client, debate)

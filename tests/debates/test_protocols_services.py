@@ -213,12 +213,12 @@ def test_each_call_goes_to_its_agents_model(default_agents, settings):
     Agent.objects.filter(slug="moderator").update(model_name="offline/moderator-model")
     seen = []
 
-    def spy(*, model, messages, **kwargs):
+    async def spy(*, model, messages, **kwargs):
         seen.append((messages[-1]["content"].split()[1], model))
-        return real(model=model, messages=messages, **kwargs)
+        return await real(model=model, messages=messages, **kwargs)
 
-    real = gateway.complete
-    with mock.patch.object(gateway, "complete", spy):
+    real = gateway.acomplete
+    with mock.patch.object(gateway, "acomplete", spy):
         debate = run(HTTPS, "moderated", options={"model": "offline/debater-model"})
     assert set(seen) == {
         ("argument", "offline/debater-model"),
@@ -306,7 +306,7 @@ def test_a_round_robin_rerun_after_a_worker_died_resumes_without_repeating_turns
     default_agents,
 ):
     debate = services.debate_create(query=TESLA, protocol="round_robin", enqueue=False)
-    with mock.patch.object(gateway, "complete", CountingLLM(fail_after=4, exc=WorkerDied())):
+    with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=4, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
             services.debate_run(debate_id=debate.id)
     done_before = set(
@@ -316,7 +316,7 @@ def test_a_round_robin_rerun_after_a_worker_died_resumes_without_repeating_turns
     assert Round.objects.get(debate=debate, number=2).status == "running"
 
     resumed = CountingLLM()
-    with mock.patch.object(gateway, "complete", resumed):
+    with mock.patch.object(gateway, "acomplete", resumed):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert len(resumed.calls) == 2
@@ -326,11 +326,11 @@ def test_a_round_robin_rerun_after_a_worker_died_resumes_without_repeating_turns
 
 def test_a_moderated_rerun_resumes_mid_round(default_agents):
     debate = services.debate_create(query=LEARN, protocol="moderated", enqueue=False)
-    with mock.patch.object(gateway, "complete", CountingLLM(fail_after=4, exc=WorkerDied())):
+    with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=4, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
             services.debate_run(debate_id=debate.id)
     resumed = CountingLLM()
-    with mock.patch.object(gateway, "complete", resumed):
+    with mock.patch.object(gateway, "acomplete", resumed):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert len(resumed.calls) == 2

@@ -55,7 +55,7 @@ def test_unchanged_rules_replay_every_stored_debate_identically(default_agents, 
         def no_llm(*args, **kwargs):
             raise AssertionError("replay must not call a model")
 
-        mp.setattr(gateway, "complete", no_llm)
+        mp.setattr(gateway, "acomplete", no_llm)
         mp.setattr(gateway, "complete_concurrently", no_llm)
         report = replay_rules()
     assert report.checked == 3 and report.identical == 3 and report.identical_share == 1.0

@@ -29,9 +29,9 @@ class CountingLLM:
         self.exc = exc
         self.replies = replies or {}
         self.lock = threading.Lock()
-        self.real = gateway.complete
+        self.real = gateway.acomplete
 
-    def __call__(self, *, model, messages, temperature=0.2, **kwargs):
+    async def __call__(self, *, model, messages, temperature=0.2, **kwargs):
         with self.lock:
             self.calls.append(messages[-1]["content"].splitlines()[0])
             n = len(self.calls)
@@ -41,7 +41,7 @@ class CountingLLM:
         for marker, reply in self.replies.items():
             if marker in system and messages[-1]["content"].startswith("STEP: analysis"):
                 return gateway.LLMResponse(model, reply, 10, 5, 0, 1, 1)
-        return self.real(model=model, messages=messages, temperature=temperature, **kwargs)
+        return await self.real(model=model, messages=messages, temperature=temperature, **kwargs)
 
 
 class WorkerDied(BaseException):
@@ -188,7 +188,7 @@ def test_running_a_completed_debate_again_makes_no_calls_and_no_rows(default_age
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
     services.debate_run(debate_id=debate.id)
     spy = CountingLLM()
-    with mock.patch.object(gateway, "complete", spy):
+    with mock.patch.object(gateway, "acomplete", spy):
         assert services.debate_run(debate_id=debate.id) is None
     assert spy.calls == []
     assert _counts(debate) == FULL
@@ -199,7 +199,7 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
 ):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     dying = CountingLLM(fail_after=5, exc=WorkerDied())
-    with mock.patch.object(gateway, "complete", dying), pytest.raises(WorkerDied):
+    with mock.patch.object(gateway, "acomplete", dying), pytest.raises(WorkerDied):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.RUNNING
@@ -210,7 +210,7 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
     assert len(done_before) < 12
 
     resumed = CountingLLM()
-    with mock.patch.object(gateway, "complete", resumed):
+    with mock.patch.object(gateway, "acomplete", resumed):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED
@@ -225,7 +225,7 @@ def test_a_permanent_llm_failure_marks_the_debate_failed_with_a_readable_error(d
     broken = CountingLLM(
         fail_after=0, exc=gateway.LLMError("openai/x: invalid API key", permanent=True)
     )
-    with mock.patch.object(gateway, "complete", broken):
+    with mock.patch.object(gateway, "acomplete", broken):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
@@ -240,7 +240,7 @@ def test_an_unparseable_reply_becomes_a_failsafe_refuse_and_the_debate_completes
 ):
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
     llm = CountingLLM(replies={"Accuracy Agent": "I'd rather not say."})
-    with mock.patch.object(gateway, "complete", llm):
+    with mock.patch.object(gateway, "acomplete", llm):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     analysis = Statement.objects.get(debate=debate, kind="analysis", participant__slug="accuracy")
@@ -266,7 +266,7 @@ def test_two_runners_at_once_run_the_debate_once(default_agents):
         finally:
             connection.close()
 
-    with mock.patch.object(gateway, "complete", spy):
+    with mock.patch.object(gateway, "acomplete", spy):
         threads = [threading.Thread(target=run) for _ in range(2)]
         for t in threads:
             t.start()

@@ -30,14 +30,14 @@ def read(path) -> list[tuple[int, str, str]]:
 def _logged(real):
     path = os.environ.get("DEBATE_CALL_LOG")
 
-    def complete(**kwargs):
+    async def acomplete(**kwargs):
         fp = fingerprint(kwargs["messages"])
         _write(path, f"{os.getpid()} start {fp}\n")
-        response = real(**kwargs)
+        response = await real(**kwargs)
         _write(path, f"{os.getpid()} done {fp}\n")
         return response
 
-    return complete
+    return acomplete
 
 
 def _write(path, line: str) -> None:
@@ -49,4 +49,4 @@ def _write(path, line: str) -> None:
 
 
 if os.environ.get("DEBATE_CALL_LOG"):
-    gateway.complete = _logged(gateway.complete)
+    gateway.acomplete = _logged(gateway.acomplete)

@@ -121,13 +121,13 @@ def test_rerunning_a_failed_debate_resumes_from_what_is_stored(
     ]
 
     made = []
-    real = gateway.complete
+    real = gateway.acomplete
 
-    def counting(**kwargs):
+    async def counting(**kwargs):
         made.append(kwargs["messages"])
-        return real(**kwargs)
+        return await real(**kwargs)
 
-    with mock.patch.object(gateway, "complete", counting):
+    with mock.patch.object(gateway, "acomplete", counting):
         services.debate_run(debate_id=debate.id)  # what the worker does with the message
     debate.refresh_from_db()
     assert (debate.status, debate.decision, debate.attempts) == (Debate.Status.COMPLETED, "WARN", 1)

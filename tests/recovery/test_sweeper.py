@@ -146,7 +146,7 @@ def test_a_queued_debate_no_worker_takes_is_given_up_with_its_own_reason(default
 
 def test_a_debate_whose_worker_died_too_often_is_failed_not_started_again(default_agents):
     debate = _queued(status=Debate.Status.RUNNING, attempts=settings.DEBATE_MAX_ATTEMPTS)
-    with mock.patch.object(gateway, "complete") as llm:
+    with mock.patch.object(gateway, "acomplete") as llm:
         assert services.debate_run(debate_id=debate.id) is None
     llm.assert_not_called()
     debate.refresh_from_db()
@@ -157,7 +157,7 @@ def test_a_debate_whose_worker_died_too_often_is_failed_not_started_again(defaul
 
 def test_a_debate_past_its_soft_time_limit_fails_with_a_readable_error(default_agents):
     debate = _queued()
-    with mock.patch.object(gateway, "complete", side_effect=SoftTimeLimitExceeded()):
+    with mock.patch.object(gateway, "acomplete", side_effect=SoftTimeLimitExceeded()):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED

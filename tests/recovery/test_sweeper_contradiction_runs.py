@@ -133,7 +133,7 @@ def test_a_queued_run_no_worker_takes_is_given_up_with_its_own_reason():
 
 def test_a_run_whose_worker_died_too_often_is_failed_not_started_again():
     run = _run(status=ContradictionRun.Status.RUNNING, attempts=settings.DEBATE_MAX_ATTEMPTS)
-    with mock.patch.object(gateway, "complete") as llm:
+    with mock.patch.object(gateway, "acomplete") as llm:
         assert contradiction_running.contradiction_run_execute(run_id=run.id) is None
     llm.assert_not_called()
     run.refresh_from_db()
@@ -149,7 +149,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     broken = ScriptedArbitrator(
         exc=gateway.LLMError("x: unknown model", permanent=True), fail_after=0
     )
-    with mock.patch.object(gateway, "complete", broken):
+    with mock.patch.object(gateway, "acomplete", broken):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert (run.status, run.error) == (
@@ -169,7 +169,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     assert run.review_status == ContradictionRun.ReviewStatus.RESOLVED
 
     healthy = ScriptedArbitrator()
-    with mock.patch.object(gateway, "complete", healthy):
+    with mock.patch.object(gateway, "acomplete", healthy):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()
     assert run.status == "completed" and run.resolved_count == 1

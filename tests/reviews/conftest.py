@@ -41,17 +41,17 @@ def run_offline(query: str, replies: dict[str, str] | None = None) -> Debate:
     """Create and run a debate in-process with the offline model; `replies` scripts the round-1
     reply of the agents named (system prompt contains the key)."""
     debate = services.debate_create(query=query, enqueue=False)
-    real = gateway.complete
+    real = gateway.acomplete
 
-    def scripted(*, model, messages, temperature=0.2, **kwargs):
+    async def scripted(*, model, messages, temperature=0.2, **kwargs):
         for marker, reply in (replies or {}).items():
             if marker in messages[0]["content"] and messages[-1]["content"].startswith(
                 "STEP: analysis"
             ):
                 return gateway.LLMResponse(model, reply, 10, 5, 0, 1, 1)
-        return real(model=model, messages=messages, temperature=temperature, **kwargs)
+        return await real(model=model, messages=messages, temperature=temperature, **kwargs)
 
-    with mock.patch.object(gateway, "complete", scripted):
+    with mock.patch.object(gateway, "acomplete", scripted):
         services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
@@ -91,14 +91,14 @@ PROVIDER_ERROR = "the provider rejected the API key"
 def llm_failing_at(step: str = "challenge"):
     """Patch the LLM boundary: the offline model, except that every S4 call of `step` fails
     for good (as when the provider rejects the key)."""
-    real = gateway.complete
+    real = gateway.acomplete
 
-    def failing(*, model, messages, temperature=0.2, **kwargs):
+    async def failing(*, model, messages, temperature=0.2, **kwargs):
         if messages[-1]["content"].startswith(f"STEP: {step}"):
             raise gateway.LLMError(PROVIDER_ERROR, permanent=True, attempts=1)
-        return real(model=model, messages=messages, temperature=temperature, **kwargs)
+        return await real(model=model, messages=messages, temperature=temperature, **kwargs)
 
-    return mock.patch.object(gateway, "complete", failing)
+    return mock.patch.object(gateway, "acomplete", failing)
 
 
 def failed_debate(query: str = SPLIT, *, failing_step: str = "challenge") -> Debate:
