@@ -2,8 +2,9 @@
 hold across every web process.
 
 A fixed window per user: the first request of a window creates the counter with the window's
-lifetime (SET NX), every request increments it (INCR, atomic in Redis), and requests past the
-limit are refused until the window ends, which `Retry-After` tells the client.
+lifetime (SET NX), every request increments it (INCR, atomic in Redis) by what it starts (a
+batch by its items), and a request that would pass the limit is refused, and not counted,
+until the window ends, which `Retry-After` tells the client.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ class CreateRateThrottle(BaseThrottle):
     def __init__(self):
         self.retry_after: float | None = None
 
+    def weight(self, request) -> int:
+        """How many starts the request counts for (a batch counts each of its items)."""
+        return 1
+
     def allow_request(self, request, view):
         if not request.user or not request.user.is_authenticated:
             return True  # authentication refuses these first
@@ -47,14 +52,19 @@ class CreateRateThrottle(BaseThrottle):
         now = time.time()
         window = int(now // period)
         key = f"throttle:{self.scope}:{request.user.pk}:{period}:{window}"
+        weight = self.weight(request)
         cache.add(key, 0, timeout=period + 1)
         try:
-            count = cache.incr(key)
+            count = cache.incr(key, weight)
         except ValueError:  # the counter expired between add and incr: a new window
-            cache.add(key, 1, timeout=period + 1)
-            count = 1
+            cache.add(key, weight, timeout=period + 1)
+            count = weight
         if count <= limit:
             return True
+        try:  # a refused request starts nothing, so it counts for nothing
+            cache.decr(key, weight)
+        except ValueError:  # the window ended meanwhile: its counter is gone
+            pass
         self.retry_after = (window + 1) * period - now
         return False
 

@@ -151,13 +151,22 @@ def account_allowances(user_id, token_id) -> list[Allowance]:
 
 def charge_open(*, subject: str, user=None, token=None) -> Charge:
     """Record who pays for a new debate or run, with the per-debate limits in force now."""
-    return Charge.objects.create(
-        subject=subject,
-        user=user if getattr(user, "pk", None) else None,
-        token=token,
-        max_calls=settings.BUDGET_DEBATE_MAX_CALLS,
-        max_tokens_per_call=settings.BUDGET_DEBATE_MAX_TOKENS_PER_CALL,
-        max_cost_usd=settings.BUDGET_DEBATE_MAX_COST_USD,
+    (charge,) = charges_open(subjects=[subject], user=user, token=token)
+    return charge
+
+
+def charges_open(*, subjects: list[str], user=None, token=None) -> list[Charge]:
+    """`charge_open` for several debates at once: one insert."""
+    return Charge.objects.bulk_create(
+        Charge(
+            subject=subject,
+            user=user if getattr(user, "pk", None) else None,
+            token=token,
+            max_calls=settings.BUDGET_DEBATE_MAX_CALLS,
+            max_tokens_per_call=settings.BUDGET_DEBATE_MAX_TOKENS_PER_CALL,
+            max_cost_usd=settings.BUDGET_DEBATE_MAX_COST_USD,
+        )
+        for subject in subjects
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -84,6 +85,130 @@ def participant_spec(p: Participant | Agent, *, model: str | None = None) -> Par
     )
 
 
+@dataclass
+class _NewDebate:
+    """A debate checked and ready to store (`_checked`)."""
+
+    query: str
+    protocol: str
+    options: dict[str, Any]
+    metadata: dict[str, Any]
+    findings: list[dict[str, str]]
+    complex_query: bool
+    callback_url: str
+    participants: list[tuple[Agent, ParticipantSpec]]
+
+
+def _checked(
+    *,
+    query: Any,
+    protocol: str,
+    agents: list[str] | None,
+    options: dict[str, Any] | None,
+    callback_url: str,
+    agents_for=_select_agents,
+) -> _NewDebate:
+    """Validate and screen one debate's input; `ValidationError` (a dict of field ->
+    messages) on bad input."""
+    try:
+        query = defense.validate_query(query)
+    except defense.QueryRejected as exc:
+        raise ValidationError({"query": exc.message}) from exc
+    try:
+        protocol_cls, choice = resolve_protocol(
+            protocol, query, fallback=settings.DEBATE_AUTO_FALLBACK
+        )
+    except ProtocolError as exc:
+        raise ValidationError({"protocol": str(exc)}) from exc
+    try:
+        options = effective_options(protocol_cls, options)
+    except OptionError as exc:
+        prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
+        raise ValidationError({"options": [prefix + m for m in exc.errors.values()]}) from exc
+    try:
+        routing.check_model_choice(options.get("model"))
+    except ValidationError as exc:
+        raise ValidationError({"options": [f"model: {m}" for m in exc.messages]}) from exc
+    protocol = protocol_cls.name
+    if callback_url and (problem := webhooks.callback_url_problem(callback_url)):
+        raise ValidationError({"callback_url": problem})
+    chosen = agents_for(protocol, agents)
+    specs = [
+        participant_spec(a, model=routing.pinned_model(a.model_name, options.get("model")))
+        for a in chosen
+    ]
+    complex_query = defense.is_complex_query(query)
+    try:
+        protocol_cls(query=query, participants=specs, complex_query=complex_query, options=options)
+    except ProtocolError as exc:
+        raise ValidationError({"agents": str(exc)}) from exc
+    return _NewDebate(
+        query=query,
+        protocol=protocol,
+        options=options,
+        metadata={"protocol_choice": choice.as_dict()} if choice else {},
+        findings=[
+            {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
+            for f in defense.detect_injection(query)
+        ],
+        complex_query=complex_query,
+        callback_url=callback_url,
+        participants=list(zip(chosen, specs, strict=True)),
+    )
+
+
+def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> list[Debate]:
+    """Store checked debates, their participants and their charges in one transaction (three
+    inserts, however many debates), and enqueue each once it commits."""
+    with transaction.atomic():
+        debates = Debate.objects.bulk_create(
+            Debate(
+                query=n.query,
+                protocol=n.protocol,
+                options=n.options,
+                metadata=n.metadata,
+                created_by=created_by,
+                injection_findings=n.findings,
+                is_complex_query=n.complex_query,
+                callback_url=n.callback_url,
+            )
+            for n in new
+        )
+        Participant.objects.bulk_create(
+            Participant(
+                debate=debate,
+                agent=agent,
+                position=i,
+                name=spec.name,
+                slug=spec.slug,
+                role=spec.role,
+                system_prompt=spec.system_prompt,
+                model_name=spec.model,
+                temperature=spec.temperature,
+                can_veto=spec.can_veto,
+                veto_risk_threshold=spec.veto_risk_threshold,
+            )
+            for debate, n in zip(debates, new, strict=True)
+            for i, (agent, spec) in enumerate(n.participants, start=1)
+        )
+        budgets.charges_open(
+            subjects=[f"debate:{debate.pk}" for debate in debates],
+            user=created_by,
+            token=api_token,
+        )
+        if enqueue:
+            from debates.tasks import run_debate
+
+            ids = [str(debate.id) for debate in debates]
+
+            def send() -> None:
+                for pk in ids:
+                    run_debate.delay(pk)
+
+            transaction.on_commit(send)
+    return debates
+
+
 def debate_create(
     *,
     query: Any,
@@ -108,78 +233,67 @@ def debate_create(
     schema and stored with every default filled in. Raises `ValidationError` (a dict of
     field -> messages) and stores nothing on bad input.
     """
-    try:
-        query = defense.validate_query(query)
-    except defense.QueryRejected as exc:
-        raise ValidationError({"query": exc.message}) from exc
-    try:
-        protocol_cls, choice = resolve_protocol(
-            protocol, query, fallback=settings.DEBATE_AUTO_FALLBACK
-        )
-    except ProtocolError as exc:
-        raise ValidationError({"protocol": str(exc)}) from exc
-    try:
-        options = effective_options(protocol_cls, options)
-    except OptionError as exc:
-        prefix = f"auto chose {choice.chosen} ({choice.reason}): " if choice else ""
-        raise ValidationError({"options": [prefix + m for m in exc.errors.values()]}) from exc
-    try:
-        routing.check_model_choice(options.get("model"))
-    except ValidationError as exc:
-        raise ValidationError({"options": [f"model: {m}" for m in exc.messages]}) from exc
-    protocol = protocol_cls.name
-    if callback_url and (problem := webhooks.callback_url_problem(callback_url)):
-        raise ValidationError({"callback_url": problem})
-    chosen = _select_agents(protocol, agents)
-    specs = [
-        participant_spec(a, model=routing.pinned_model(a.model_name, options.get("model")))
-        for a in chosen
-    ]
-    complex_query = defense.is_complex_query(query)
-    try:
-        protocol_cls(query=query, participants=specs, complex_query=complex_query, options=options)
-    except ProtocolError as exc:
-        raise ValidationError({"agents": str(exc)}) from exc
-    findings = [
-        {"kind": f.kind, "pattern": f.pattern, "excerpt": f.excerpt}
-        for f in defense.detect_injection(query)
-    ]
+    new = _checked(
+        query=query, protocol=protocol, agents=agents, options=options, callback_url=callback_url
+    )
     if budget_check:
         budgets.start_check(user=created_by, token=api_token)
-
-    with transaction.atomic():
-        debate = Debate.objects.create(
-            query=query,
-            protocol=protocol,
-            options=options,
-            metadata={"protocol_choice": choice.as_dict()} if choice else {},
-            created_by=created_by,
-            injection_findings=findings,
-            is_complex_query=complex_query,
-            callback_url=callback_url,
-        )
-        Participant.objects.bulk_create(
-            Participant(
-                debate=debate,
-                agent=agent,
-                position=i,
-                name=spec.name,
-                slug=spec.slug,
-                role=spec.role,
-                system_prompt=spec.system_prompt,
-                model_name=spec.model,
-                temperature=spec.temperature,
-                can_veto=spec.can_veto,
-                veto_risk_threshold=spec.veto_risk_threshold,
-            )
-            for i, (agent, spec) in enumerate(zip(chosen, specs, strict=True), start=1)
-        )
-        budgets.charge_open(subject=f"debate:{debate.pk}", user=created_by, token=api_token)
-        if enqueue:
-            from debates.tasks import run_debate
-
-            transaction.on_commit(lambda: run_debate.delay(str(debate.id)))
+    (debate,) = _stored([new], created_by=created_by, api_token=api_token, enqueue=enqueue)
     return debate
+
+
+class BatchInvalid(Exception):
+    """Some debates of a batch were refused: `errors` holds, for each debate in order, its
+    field -> messages (empty for the ones that were fine)."""
+
+    def __init__(self, errors: list[dict[str, list[str]]]):
+        super().__init__("some debates of the batch are invalid")
+        self.errors = errors
+
+
+def debate_create_many(
+    items: list[dict[str, Any]],
+    *,
+    created_by=None,
+    api_token=None,
+    enqueue: bool = True,
+) -> list[Debate]:
+    """`debate_create` for several debates submitted together (each item holds `query` and,
+    optionally, `protocol`, `agents`, `options`, `callback_url`): every one is checked as
+    `debate_create` checks it, then all are stored in one transaction (one insert each for
+    the debates, their participants and their charges) and enqueued once it commits, in
+    order. All or nothing: one invalid item raises `BatchInvalid` naming it, and nothing is
+    stored; the spending limits are checked once for the whole batch."""
+    chosen: dict[tuple[str, tuple[str, ...] | None], list[Agent]] = {}
+
+    def agents_for(protocol: str, slugs: list[str] | None) -> list[Agent]:
+        key = (protocol, tuple(slugs) if slugs else None)
+        if key not in chosen:
+            chosen[key] = _select_agents(protocol, slugs)
+        return chosen[key]
+
+    new, errors = [], []
+    for item in items:
+        try:
+            new.append(
+                _checked(
+                    query=item.get("query"),
+                    protocol=item.get("protocol", "s4"),
+                    agents=item.get("agents") or None,
+                    options=item.get("options"),
+                    callback_url=item.get("callback_url", ""),
+                    agents_for=agents_for,
+                )
+            )
+            errors.append({})
+        except ValidationError as exc:
+            errors.append(exc.message_dict)
+    if any(errors):
+        raise BatchInvalid(errors)
+    if not new:
+        return []
+    budgets.start_check(user=created_by, token=api_token)
+    return _stored(new, created_by=created_by, api_token=api_token, enqueue=enqueue)
 
 
 # --- running ----------------------------------------------------------------------------------

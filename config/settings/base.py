@@ -190,6 +190,8 @@ SPECTACULAR_SETTINGS = {
 }
 # Debates one user may start per period, counted in Redis across all web processes.
 DEBATE_API_CREATE_RATE = env.str("DEBATE_API_CREATE_RATE", default="30/minute")
+# The most debates one `POST /api/v1/debates/batch/` may start (each counts against the rate).
+DEBATE_API_BATCH_MAX = env.int("DEBATE_API_BATCH_MAX", default=100)
 # Webhooks: callback URLs that resolve to private, loopback or link-local addresses are refused
 # unless this is on (local development and tests, where the receiver runs on this machine).
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)

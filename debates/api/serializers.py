@@ -165,6 +165,26 @@ class DebateCreateSerializer(serializers.Serializer):
             ) from None
 
 
+class DebateBatchSerializer(serializers.Serializer):
+    debates = DebateCreateSerializer(
+        many=True,
+        allow_empty=False,
+        help_text="The debates to start, each as the body of `POST /api/v1/debates/` (from 1 "
+        "to `DEBATE_API_BATCH_MAX`, 100 by default).",
+        error_messages={"empty": "Send at least one debate."},
+    )
+
+    def to_internal_value(self, data):
+        """The batch's size is checked before any of its debates."""
+        debates = data.get("debates") if isinstance(data, dict) else None
+        most = settings.DEBATE_API_BATCH_MAX
+        if isinstance(debates, list) and len(debates) > most:
+            raise serializers.ValidationError(
+                {"debates": [f"Too many debates in one batch: at most {most}."]}
+            )
+        return super().to_internal_value(data)
+
+
 class DebateAcceptedSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
 
@@ -174,6 +194,10 @@ class DebateAcceptedSerializer(serializers.ModelSerializer):
 
     def get_url(self, debate: Debate) -> str:
         return debate_url(self.context["request"], debate)
+
+
+class DebateBatchAcceptedSerializer(serializers.Serializer):
+    debates = DebateAcceptedSerializer(many=True, help_text="The debates started, in order.")
 
 
 def debate_url(request, debate: Debate) -> str:

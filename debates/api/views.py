@@ -16,6 +16,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import exceptions, mixins, renderers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,6 +32,7 @@ from budgets.limits import BudgetExceeded
 from debates import selectors, webhooks
 from debates.api import serializers as s
 from debates.api.services import IdempotencyConflict, debate_start
+from debates.services import BatchInvalid, debate_create_many
 from debates.transcript import render_markdown
 
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -133,6 +135,14 @@ class DebateCreateThrottle(CreateRateThrottle):
     rate_setting = "DEBATE_API_CREATE_RATE"
 
 
+class DebateBatchThrottle(DebateCreateThrottle):
+    """The same count as single starts: a batch counts each debate it holds."""
+
+    def weight(self, request) -> int:
+        debates = request.data.get("debates") if isinstance(request.data, dict) else None
+        return len(debates) if isinstance(debates, list) and debates else 1
+
+
 def _idempotency_key(request) -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
@@ -199,11 +209,15 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             return s.DebateDetailSerializer
         if self.action == "create":
             return s.DebateCreateSerializer
+        if self.action == "batch":
+            return s.DebateBatchSerializer
         return s.DebateSummarySerializer
 
     def get_throttles(self):
         if self.action == "create":
             return [DebateCreateThrottle()]
+        if self.action == "batch":
+            return [DebateBatchThrottle()]
         return super().get_throttles()
 
     def list(self, request, *args, **kwargs):
@@ -251,6 +265,60 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         if not created:
             headers["Idempotent-Replayed"] = "true"
         return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
+
+    @extend_schema(
+        summary="Start several debates at once",
+        description="Each item is the body of `POST /api/v1/debates/` (up to "
+        "`DEBATE_API_BATCH_MAX`, 100 by default). All or nothing: every item is checked "
+        "first, and if any is refused nothing is stored and the 400 gives each refused item's "
+        'errors under its position (`{"debates": {"1": {"question": [...]}}}`, from 0). The '
+        "debates are stored in one transaction and queued for the workers in order; each "
+        "counts against the start rate (`DEBATE_API_CREATE_RATE`) as a single start does. "
+        "There is no `Idempotency-Key` here: to retry safely, start debates one by one with a key.",
+        request=s.DebateBatchSerializer,
+        responses={
+            202: s.DebateBatchAcceptedSerializer,
+            400: FIELD_ERRORS,
+            401: UNAUTHENTICATED,
+            429: OpenApiResponse(
+                BudgetExceededSerializer,
+                description="Too many debates started (a `detail` message), or a spending "
+                "limit is reached (`code` budget_exceeded); retry after `Retry-After` s.",
+            ),
+        },
+    )
+    @action(detail=False, methods=["post"])
+    def batch(self, request, *args, **kwargs):
+        serializer = s.DebateBatchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        items = [
+            {**item, "query": item.pop("question")} for item in serializer.validated_data["debates"]
+        ]
+        try:
+            debates = debate_create_many(
+                items,
+                created_by=request.user,
+                api_token=request.auth if getattr(request.auth, "pk", None) else None,
+            )
+        except BatchInvalid as exc:
+            renames = self.service_field_names
+            raise ValidationError(
+                {
+                    "debates": {
+                        str(i): {
+                            renames.get(field, field): messages for field, messages in e.items()
+                        }
+                        for i, e in enumerate(exc.errors)
+                        if e
+                    }
+                }
+            ) from None
+        except BudgetExceeded as exc:
+            raise BudgetLimitReached(exc.breach) from None
+        body = s.DebateBatchAcceptedSerializer(
+            {"debates": debates}, context={"request": request}
+        ).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class MarkdownRenderer(renderers.BaseRenderer):
