@@ -14,8 +14,9 @@ README's own command (`celery -A config worker`, the pool and concurrency from s
      With --graph-engine, the same debates through a graph engine (LangGraph) with its
      PostgreSQL checkpointer, in this run (bench/graph_engine_bench.py, in a virtual
      environment of its own), and the ratio of the two;
-  5. makespans of N debates started together at latency L (--makespan N:L, repeatable), wall
-     time / 3 L, with --worker-processes workers.
+  5. makespans of N debates submitted together at latency L (--makespan N:L, repeatable),
+     wall time / 3 L, with --worker-processes workers: as one batch (POST
+     /api/v1/debates/batch/), or with --submit one-by-one as N single starts.
 
 The workers run with DJANGO_DEBUG=False, as in production (with debug on, Django also logs
 every statement's SQL with its values). Section 4 also prints the LLM client's own share: the
@@ -23,7 +24,7 @@ CPU of one call through the gateway to the offline model, times the debate's 12 
 
 Usage: .venv/bin/python bench/debate_bench.py [--latency 0.2] [--debates 50]
        .venv/bin/python bench/debate_bench.py --worker-cost [--graph-engine] [--makespan 50:0.2 ...]
-           [--broker amqp://guest:guest@127.0.0.1:5672//]
+           [--submit batch|one-by-one] [--broker amqp://guest:guest@127.0.0.1:5672//]
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
 """
 
@@ -215,21 +216,24 @@ QUESTIONS = [
 ]
 
 
-def run_together(n: int, *, tag: str = "") -> tuple[float, float]:
-    """Create `n` S4 debates at once (enqueued on commit); wall seconds until all ended: until
-    the latest `completed_at` the workers stored (the same clock, this machine), so the poll's
-    own interval is not counted; and when the poll (every 10 ms) saw the last one finished."""
+def run_together(n: int, *, tag: str = "", batch: bool = True) -> tuple[float, float]:
+    """Submit `n` S4 debates together (enqueued on commit): as one batch, as
+    `POST /api/v1/debates/batch/` does (`services.debate_create_many`), or with `batch` off one
+    by one, as `n` single starts do; wall seconds until all ended: until the latest
+    `completed_at` the workers stored (the same clock, this machine), so the poll's own
+    interval is not counted; and when the poll (every 10 ms) saw the last one finished."""
     from django.db.models import Max
 
     from debates import services
     from debates.models import Debate
 
+    questions = [f"{QUESTIONS[i % len(QUESTIONS)]}{tag}" for i in range(n)]
     started = time.time()
     t0 = time.perf_counter()
-    ids = [
-        services.debate_create(query=f"{QUESTIONS[i % len(QUESTIONS)]}{tag}", protocol="s4").id
-        for i in range(n)
-    ]
+    if batch:
+        ids = [d.id for d in services.debate_create_many([{"query": q} for q in questions])]
+    else:
+        ids = [services.debate_create(query=q, protocol="s4").id for q in questions]
     pending = set(ids)
     while pending:
         pending -= set(
@@ -266,9 +270,10 @@ def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
     return counts
 
 
-def llm_client_cost(calls: int = 300) -> float:
+def llm_client_cost(calls: int = 100, rounds: int = 7) -> float:
     """CPU (ms) of one call through the gateway to the offline model (no latency, no limits):
-    litellm's own work per call, the same in any orchestration that calls models through it."""
+    litellm's own work per call, the same in any orchestration that calls models through it.
+    The median of `rounds` rounds of `calls` calls (one round alone moves by a fifth)."""
     from django.conf import settings
 
     from agents import gateway
@@ -280,10 +285,13 @@ def llm_client_cost(calls: int = 300) -> float:
     ]
     for _ in range(20):
         gateway.complete(messages=messages, step="analysis", role="safety")
-    c0 = time.process_time()
-    for _ in range(calls):
-        gateway.complete(messages=messages, step="analysis", role="safety")
-    return (time.process_time() - c0) / calls * 1000
+    per_round = []
+    for _ in range(rounds):
+        c0 = time.process_time()
+        for _ in range(calls):
+            gateway.complete(messages=messages, step="analysis", role="safety")
+        per_round.append((time.process_time() - c0) / calls * 1000)
+    return sorted(per_round)[rounds // 2]
 
 
 GRAPH_VENV = ROOT / ".venv-graph-engine"
@@ -431,11 +439,11 @@ def worker_cost(args):
         try:
             run_together(2, tag=" (warm-up)")
             for count in counts_at:
-                wall, polled = run_together(count)
+                wall, polled = run_together(count, batch=args.submit == "batch")
                 print(
-                    f"{count} debates together at L = {latency} s ({args.worker_processes} "
-                    f"worker processes): makespan {wall:.2f} s = {wall / (3 * latency):.2f} x 3L "
-                    f"(seen by the poll at {polled:.2f} s)"
+                    f"{count} debates submitted together ({args.submit}) at L = {latency} s "
+                    f"({args.worker_processes} worker processes): makespan {wall:.2f} s = "
+                    f"{wall / (3 * latency):.2f} x 3L (seen by the poll at {polled:.2f} s)"
                 )
         finally:
             stop_workers(workers)
@@ -463,6 +471,13 @@ def main():
     parser.add_argument("--cost-debates", type=int, default=200)
     parser.add_argument("--cost-latency", type=float, default=0.02)
     parser.add_argument("--makespan", action="append", default=None, metavar="N:L")
+    parser.add_argument(
+        "--submit",
+        choices=["batch", "one-by-one"],
+        default="batch",
+        help="how the makespans' debates are submitted: one batch (POST /api/v1/debates/batch/) "
+        "or one start each (POST /api/v1/debates/)",
+    )
     parser.add_argument(
         "--worker-args",
         nargs="*",
