@@ -1,0 +1,154 @@
+"""The calls' event loop: a step's calls are in flight at once on one thread of the process (not a
+thread each), a forked child gets a loop of its own, and a step cut short by an unexpected
+error lets its calls in flight end and counts them. Real calls to the offline model through
+litellm's `acompletion`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+
+import pytest
+
+from agents import gateway
+from budgets.limits import EVER, Allowance, Spender
+
+OFFLINE = "offline/heuristic-demo"
+
+
+def _calls(n: int) -> dict[str, dict]:
+    return {
+        f"c{i}": {"model": OFFLINE, "messages": [{"role": "user", "content": f"Is {i} safe?"}]}
+        for i in range(n)
+    }
+
+
+def test_a_steps_calls_are_in_flight_at_once_on_the_loops_one_thread(settings, monkeypatch):
+    settings.DEBATE_OFFLINE_LATENCY = 0.3
+    ran_on, in_flight, most = [], [0], [0]
+    real = gateway.acomplete
+
+    async def watched(**kwargs):
+        ran_on.append(threading.current_thread().name)
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        try:
+            return await real(**kwargs)
+        finally:
+            in_flight[0] -= 1
+
+    monkeypatch.setattr(gateway, "acomplete", watched)
+    returned = []
+    started = time.monotonic()
+    errors = gateway.complete_concurrently(
+        _calls(6),
+        max_workers=6,
+        on_returned=lambda answered: returned.extend(k for k, _ in answered),
+        on_failed=lambda key, exc: None,
+    )
+    took = time.monotonic() - started
+    assert errors == [] and sorted(returned) == [f"c{i}" for i in range(6)]
+    # all six on the loop's one thread, all in flight together (no thread each)
+    assert set(ran_on) == {"llm-calls"} and most[0] == 6
+    assert took < 6 * 0.3 / 2  # together, not one after another (1.8 s)
+
+
+def test_at_most_max_workers_calls_of_a_step_are_in_flight(settings, monkeypatch):
+    settings.DEBATE_OFFLINE_LATENCY = 0.05
+    in_flight, most = [0], [0]
+    real = gateway.acomplete
+
+    async def watched(**kwargs):
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        try:
+            return await real(**kwargs)
+        finally:
+            in_flight[0] -= 1
+
+    monkeypatch.setattr(gateway, "acomplete", watched)
+    returned = []
+    gateway.complete_concurrently(
+        _calls(7),
+        max_workers=2,
+        on_returned=lambda answered: returned.extend(k for k, _ in answered),
+        on_failed=lambda key, exc: None,
+    )
+    assert len(returned) == 7 and most[0] == 2
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_a_forked_process_makes_its_calls_on_a_loop_of_its_own(settings):
+    settings.DEBATE_OFFLINE_LATENCY = 0
+    parent_loop = gateway.calls_loop()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: as a prefork worker's process is
+        try:
+            reply = gateway.complete(
+                model=OFFLINE, messages=[{"role": "user", "content": "Is it raining?"}]
+            )
+            same = gateway.calls_loop() is parent_loop
+            os.write(write, json.dumps({"content": reply.content, "same": same}).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        answer = json.loads(pipe.read() or "{}")
+    os.waitpid(pid, 0)
+    assert answer.get("content") and answer["same"] is False
+    assert gateway.calls_loop() is parent_loop
+
+
+def test_waiting_on_a_call_from_the_loops_own_thread_is_refused():
+    async def inside():
+        return gateway.complete(model=OFFLINE, messages=[{"role": "user", "content": "Hm?"}])
+
+    future = asyncio.run_coroutine_threadsafe(inside(), gateway.calls_loop())
+    with pytest.raises(RuntimeError, match="calls' own loop"):
+        future.result(timeout=10)
+
+
+class _Died(BaseException):
+    pass
+
+
+@pytest.mark.django_db
+def test_a_step_cut_short_lets_its_calls_in_flight_end_and_counts_them(settings, monkeypatch):
+    from budgets.models import Counter
+
+    settings.DEBATE_OFFLINE_LATENCY = 0
+    ended = []
+    real = gateway.acomplete
+
+    async def one_dies(**kwargs):
+        if "Is 0 safe?" in kwargs["messages"][0]["content"]:
+            await asyncio.sleep(0.05)
+            raise _Died()
+        await asyncio.sleep(0.3)  # still in flight when the other dies
+        reply = await real(**kwargs)
+        ended.append(kwargs["messages"][0]["content"])
+        return reply
+
+    monkeypatch.setattr(gateway, "acomplete", one_dies)
+    spender = Spender(
+        allowances=(Allowance(scope="debate", key="debate:cut", period=EVER, calls=10),),
+        user_id=None,
+        max_tokens=256,
+    )
+    calls = {k: {**v, "spender": spender} for k, v in _calls(3).items()}
+    handed = []
+    with pytest.raises(_Died):
+        gateway.complete_concurrently(
+            calls,
+            max_workers=2,
+            on_returned=lambda answered: handed.extend(k for k, _ in answered),
+            on_failed=lambda key, exc: None,
+        )
+    # c0 died, c1 was in flight and ended (its reply not kept), c2 was never sent.
+    assert ended == ["Is 1 safe?"] and handed == []
+    counter = Counter.objects.get(key="debate:cut")
+    assert (counter.used_calls, counter.reserved_calls) == (2, 0)
