@@ -7,6 +7,8 @@ router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
 
 urlpatterns = [
+    # before the router's routes, whose detail route would take "batch" for an id
+    path("debates/batch/", views.DebateBatchView.as_view(), name="debate-batch"),
     *router.urls,
     path(
         "debates/<uuid:pk>/transcript.md",

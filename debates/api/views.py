@@ -16,7 +16,6 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import exceptions, mixins, renderers, status, viewsets
-from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -209,15 +208,11 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             return s.DebateDetailSerializer
         if self.action == "create":
             return s.DebateCreateSerializer
-        if self.action == "batch":
-            return s.DebateBatchSerializer
         return s.DebateSummarySerializer
 
     def get_throttles(self):
         if self.action == "create":
             return [DebateCreateThrottle()]
-        if self.action == "batch":
-            return [DebateBatchThrottle()]
         return super().get_throttles()
 
     def list(self, request, *args, **kwargs):
@@ -266,6 +261,13 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             headers["Idempotent-Replayed"] = "true"
         return Response(body, status=status.HTTP_202_ACCEPTED, headers=headers)
 
+
+class DebateBatchView(APIView):
+    """`POST /api/v1/debates/batch/`: several debates started in one request."""
+
+    parser_classes = [JSONParser]
+    throttle_classes = [DebateBatchThrottle]
+
     @extend_schema(
         summary="Start several debates at once",
         description="Each item is the body of `POST /api/v1/debates/` (up to "
@@ -287,8 +289,7 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             ),
         },
     )
-    @action(detail=False, methods=["post"])
-    def batch(self, request, *args, **kwargs):
+    def post(self, request, *args, **kwargs):
         serializer = s.DebateBatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         items = [
@@ -301,7 +302,7 @@ class DebateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 api_token=request.auth if getattr(request.auth, "pk", None) else None,
             )
         except BatchInvalid as exc:
-            renames = self.service_field_names
+            renames = DebateViewSet.service_field_names
             raise ValidationError(
                 {
                     "debates": {
