@@ -243,10 +243,10 @@ def debate_create(
 
 
 class BatchInvalid(Exception):
-    """Some debates of a batch were refused: `errors` holds, for each debate in order, its
-    field -> messages (empty for the ones that were fine)."""
+    """Some debates of a batch were refused: `errors` holds, for each debate in order, the
+    `ValidationError` that refused it (None for the ones that were fine)."""
 
-    def __init__(self, errors: list[dict[str, list[str]]]):
+    def __init__(self, errors: list[ValidationError | None]):
         super().__init__("some debates of the batch are invalid")
         self.errors = errors
 
@@ -285,9 +285,9 @@ def debate_create_many(
                     agents_for=agents_for,
                 )
             )
-            errors.append({})
+            errors.append(None)
         except ValidationError as exc:
-            errors.append(exc.message_dict)
+            errors.append(exc)
     if any(errors):
         raise BatchInvalid(errors)
     if not new:

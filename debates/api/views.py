@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services as account_services
+from api.errors import validation_detail
 from api.pagination import OrderedCursorPagination
 from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, NOT_FOUND, UNAUTHENTICATED
@@ -293,7 +294,8 @@ class DebateBatchView(APIView):
         serializer = s.DebateBatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         items = [
-            {**item, "query": item.pop("question")} for item in serializer.validated_data["debates"]
+            {("query" if name == "question" else name): value for name, value in item.items()}
+            for item in serializer.validated_data["debates"]
         ]
         try:
             debates = debate_create_many(
@@ -303,17 +305,12 @@ class DebateBatchView(APIView):
             )
         except BatchInvalid as exc:
             renames = DebateViewSet.service_field_names
-            raise ValidationError(
-                {
-                    "debates": {
-                        str(i): {
-                            renames.get(field, field): messages for field, messages in e.items()
-                        }
-                        for i, e in enumerate(exc.errors)
-                        if e
-                    }
-                }
-            ) from None
+            refused = {
+                str(i): validation_detail(e, renames)
+                for i, e in enumerate(exc.errors)
+                if e is not None
+            }
+            raise ValidationError({"debates": refused}) from None
         except BudgetExceeded as exc:
             raise BudgetLimitReached(exc.breach) from None
         body = s.DebateBatchAcceptedSerializer(

@@ -26,58 +26,59 @@ def _calls(n: int) -> dict[str, dict]:
     }
 
 
-def test_a_steps_calls_are_in_flight_at_once_on_the_loops_one_thread(settings, monkeypatch):
-    settings.DEBATE_OFFLINE_LATENCY = 0.3
-    ran_on, in_flight, most = [], [0], [0]
-    real = gateway.acomplete
+class Watched:
+    """Stands around `gateway.acomplete`: the threads the calls ran on, and the most in flight
+    at once."""
 
-    async def watched(**kwargs):
-        ran_on.append(threading.current_thread().name)
-        in_flight[0] += 1
-        most[0] = max(most[0], in_flight[0])
+    def __init__(self):
+        self.ran_on: list[str] = []
+        self.in_flight = 0
+        self.most = 0
+        self.real = gateway.acomplete
+
+    async def __call__(self, **kwargs):
+        self.ran_on.append(threading.current_thread().name)
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
         try:
-            return await real(**kwargs)
+            return await self.real(**kwargs)
         finally:
-            in_flight[0] -= 1
+            self.in_flight -= 1
 
-    monkeypatch.setattr(gateway, "acomplete", watched)
-    returned = []
-    started = time.monotonic()
+
+@pytest.fixture
+def watched(monkeypatch) -> Watched:
+    calls = Watched()
+    monkeypatch.setattr(gateway, "acomplete", calls)
+    return calls
+
+
+def _run(n: int, max_workers: int) -> tuple[list, list]:
+    returned: list = []
     errors = gateway.complete_concurrently(
-        _calls(6),
-        max_workers=6,
+        _calls(n),
+        max_workers=max_workers,
         on_returned=lambda answered: returned.extend(k for k, _ in answered),
         on_failed=lambda key, exc: None,
     )
+    return returned, errors
+
+
+def test_a_steps_calls_are_in_flight_at_once_on_the_loops_one_thread(settings, watched):
+    settings.DEBATE_OFFLINE_LATENCY = 0.3
+    started = time.monotonic()
+    returned, errors = _run(6, max_workers=6)
     took = time.monotonic() - started
     assert errors == [] and sorted(returned) == [f"c{i}" for i in range(6)]
     # all six on the loop's one thread, all in flight together (no thread each)
-    assert set(ran_on) == {"llm-calls"} and most[0] == 6
+    assert set(watched.ran_on) == {"llm-calls"} and watched.most == 6
     assert took < 6 * 0.3 / 2  # together, not one after another (1.8 s)
 
 
-def test_at_most_max_workers_calls_of_a_step_are_in_flight(settings, monkeypatch):
+def test_at_most_max_workers_calls_of_a_step_are_in_flight(settings, watched):
     settings.DEBATE_OFFLINE_LATENCY = 0.05
-    in_flight, most = [0], [0]
-    real = gateway.acomplete
-
-    async def watched(**kwargs):
-        in_flight[0] += 1
-        most[0] = max(most[0], in_flight[0])
-        try:
-            return await real(**kwargs)
-        finally:
-            in_flight[0] -= 1
-
-    monkeypatch.setattr(gateway, "acomplete", watched)
-    returned = []
-    gateway.complete_concurrently(
-        _calls(7),
-        max_workers=2,
-        on_returned=lambda answered: returned.extend(k for k, _ in answered),
-        on_failed=lambda key, exc: None,
-    )
-    assert len(returned) == 7 and most[0] == 2
+    returned, _ = _run(7, max_workers=2)
+    assert len(returned) == 7 and watched.most == 2
 
 
 @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
