@@ -19,8 +19,10 @@ README's own command (`celery -A config worker`, the pool and concurrency from s
      /api/v1/debates/batch/), or with --submit one-by-one as N single starts.
 
 The workers run with DJANGO_DEBUG=False, as in production (with debug on, Django also logs
-every statement's SQL with its values). Section 4 also prints the LLM client's own share: the
-CPU of one call through the gateway to the offline model, times the debate's 12 calls.
+every statement's SQL with its values). Section 4 also prints the LLM calls' share, read in the
+worker itself: the CPU of its `llm-calls` threads (the calls' event loop and its executor, where
+litellm and the offline model do their work), which the debate's own cost leaves out; and, as a
+cross-check, the CPU of one call through the gateway in this process, apart, times 12.
 
 Usage: .venv/bin/python bench/debate_bench.py [--latency 0.2] [--debates 50]
        .venv/bin/python bench/debate_bench.py --worker-cost [--graph-engine] [--makespan 50:0.2 ...]
@@ -98,6 +100,24 @@ def tree_cpu(pid: int) -> float:
         if entry.isdigit() and (fields := _stat(int(entry))) and int(fields[1]) == pid:
             total += process_cpu(int(entry), reaped_children=True)
     return total
+
+
+def calls_threads_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each of a worker's LLM calls' threads (`agents.gateway.calls_loop`: the
+    loop's thread and its executor's, named `llm-calls` at the OS level), by thread id: where
+    litellm and the offline model do their work, and nothing of the debate's own."""
+    found = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if not f.read().startswith("llm-calls"):
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        found[int(tid)] = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return found
 
 
 def rss_mb(pid: int) -> float:
@@ -398,9 +418,12 @@ def worker_cost(args):
         connection.ensure_connection()
         own = {connection.connection.info.backend_pid}
         sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)
-        c0 = tree_cpu(workers[0].pid)
+        c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
         wall, _ = run_together(args.cost_debates)
         worker_cpu = tree_cpu(workers[0].pid) - c0
+        calls_cpu = sum(
+            cpu - calls0.get(tid, 0.0) for tid, cpu in calls_threads_cpu(workers[0].pid).items()
+        )
         pg_cpu = sampler.total()
         loaded = rss_mb(workers[0].pid)
     finally:
@@ -413,13 +436,15 @@ def worker_cost(args):
         f"{loaded:.0f} MB after the run"
     )
     per_call = llm_client_cost()
+    own = (worker_cpu - calls_cpu + pg_cpu) / n * 1000
     print(
-        f"of which the LLM client (litellm, 12 calls at {per_call:.2f} ms each, measured "
-        f"in-process): {12 * per_call:.1f} ms; the debate's own cost: "
-        f"{(worker_cpu + pg_cpu) / n * 1000 - 12 * per_call:.1f} ms"
+        f"of which the LLM calls (litellm and the offline model, on the worker's llm-calls "
+        f"threads): {calls_cpu / n * 1000:.1f} ms; the debate's own cost: worker "
+        f"{(worker_cpu - calls_cpu) / n * 1000:.1f} ms + PostgreSQL {pg_cpu / n * 1000:.1f} ms "
+        f"= {own:.1f} ms (one call through the gateway, in-process and apart: "
+        f"{per_call:.2f} ms, x 12 = {12 * per_call:.1f} ms)"
     )
     if args.graph_engine:
-        own = (worker_cpu + pg_cpu) / n * 1000 - 12 * per_call
         g = graph_engine_cost(n, L, int(app.conf.worker_concurrency or os.cpu_count()))
         engine = g["process_ms"] + g["postgres_ms"]
         print(
