@@ -113,6 +113,27 @@ def test_waiting_on_a_call_from_the_loops_own_thread_is_refused():
         future.result(timeout=10)
 
 
+def _os_name() -> str:
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm") as f:
+        return f.read().strip()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads Linux's /proc")
+def test_the_calls_threads_are_named_at_the_os_level_too():
+    # `top -H` and the benchmark tell the calls' threads (the loop's, and the executor's where
+    # litellm runs a call's synchronous part) from the debates' by this name.
+    async def names():
+        on_executor = await asyncio.get_running_loop().run_in_executor(None, _os_name)
+        return _os_name(), on_executor
+
+    loop_thread, executor_thread = asyncio.run_coroutine_threadsafe(
+        names(), gateway.calls_loop()
+    ).result(timeout=10)
+    assert loop_thread == "llm-calls"
+    assert executor_thread.startswith("llm-calls_")
+    assert _os_name() != "llm-calls"
+
+
 class _Died(BaseException):
     pass
 
