@@ -28,6 +28,17 @@ def _load_llm_gateway(**kwargs):
     load()
 
 
+@signals.task_prerun.connect
+def _drop_lost_database_connections(**kwargs):
+    """Before each task, close this thread's database connections that are gone (a restarted
+    or failed-over PostgreSQL, a session ended by an administrator or a pooler): the task
+    then connects again instead of failing on a dead connection
+    (`debates.runs.drop_lost_connections`)."""
+    from debates.runs import drop_lost_connections
+
+    drop_lost_connections()
+
+
 @signals.worker_ready.connect
 def _warn_without_beat(sender=None, **kwargs):
     """Say so at start-up when no beat is running: without it nothing recovers lost work."""

@@ -3,6 +3,7 @@
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
 from contradictions import running
 from debates import runs
@@ -12,7 +13,8 @@ from debates.tasks import retry_delay
 @shared_task(name="contradictions.run", bind=True, acks_late=True, reject_on_worker_lost=True)
 def run_contradictions(self, run_id: str) -> str:
     """Run a contradiction run; an arbitrator's model that stayed unavailable makes the task
-    retry later from what is stored, as debates do (`debates.tasks.run_debate`)."""
+    retry later from what is stored, as debates do (`debates.tasks.run_debate`); so does a
+    database that could not be reached, or a connection lost mid-run."""
     retries = self.request.retries
     try:
         run = running.contradiction_run_execute(
@@ -22,6 +24,10 @@ def run_contradictions(self, run_id: str) -> str:
         raise self.retry(
             countdown=retry_delay(retries + 1), max_retries=settings.DEBATE_TASK_MAX_RETRIES
         ) from None
+    except (InterfaceError, OperationalError) as exc:
+        if not runs.connection_lost():
+            raise
+        raise self.retry(countdown=retry_delay(retries + 1), max_retries=None, exc=exc) from None
     except SoftTimeLimitExceeded:
         running.contradiction_run_fail(
             run_id=run_id, error="The run went past its time limit and was stopped."

@@ -30,6 +30,7 @@ it, and what its failure means (a review item, a webhook). The functions here do
 from __future__ import annotations
 
 import logging
+import select
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,7 +39,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import connection, models, transaction
+from django.db import connection, connections, models, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -172,6 +173,49 @@ def register(work: Work) -> Work:
 def registered() -> list[Work]:
     """Every registered kind of work (debates, contradiction runs), in registration order."""
     return list(_WORKS.values())
+
+
+# --- the worker's database connections -----------------------------------------------------------
+
+
+def _looks_lost(conn) -> bool:
+    """Whether a connection may be gone, without a round trip: a statement failed on it, or
+    the server has something to say while it sits idle (a session it ends sends its reason and
+    closes the socket; an idle session that is fine has nothing to read)."""
+    if conn.errors_occurred:
+        return True
+    try:
+        readable, _, _ = select.select([conn.connection.pgconn.socket], [], [], 0)
+    except (OSError, ValueError, AttributeError):
+        return True
+    return bool(readable)
+
+
+def drop_lost_connections() -> list[str]:
+    """Close this thread's database connections that are gone (the server restarted, or
+    ended the session, or a statement found it broken), so their next use connects again;
+    returns their aliases. Workers keep their connections from task to task
+    (`CELERY_DB_REUSE_MAX`), and Celery then stops checking them between tasks: without this,
+    a lost connection would fail every task its thread takes until the worker restarts. Called
+    before every task (`config.celery`); a connection that is fine costs no round trip, a
+    suspect one `SELECT 1`."""
+    lost = []
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None or conn.in_atomic_block:
+            continue
+        if _looks_lost(conn) and not conn.is_usable():
+            conn.close()
+            lost.append(conn.alias)
+        else:
+            conn.errors_occurred = False
+    return lost
+
+
+def connection_lost() -> bool:
+    """After a database error: whether the connection failed (none could be made, or the one
+    held is gone) rather than a statement. A lost connection is closed, so the next use of it
+    connects again; the work it was doing can be run again from what is stored."""
+    return connection.connection is None or bool(drop_lost_connections())
 
 
 # --- claiming, running, failing ------------------------------------------------------------------

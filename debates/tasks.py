@@ -3,6 +3,7 @@
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
 from debates import recovery, runs, services, webhooks
 
@@ -17,7 +18,9 @@ def retry_delay(retry: int) -> float:
 def run_debate(self, debate_id: str) -> str:
     """Run a debate. A model that stayed unavailable through a call's attempts makes the task
     retry later (`DEBATE_TASK_MAX_RETRIES`, with backoff), resuming from what is stored; past
-    that, or on a permanent error, the debate fails into the review queue."""
+    that, or on a permanent error, the debate fails into the review queue. A database that
+    could not be reached, or a connection lost mid-debate, makes it retry too (with the same
+    backoff, for as long as it takes): the debate resumes from what is stored."""
     retries = self.request.retries
     try:
         debate = services.debate_run(
@@ -27,6 +30,10 @@ def run_debate(self, debate_id: str) -> str:
         raise self.retry(
             countdown=retry_delay(retries + 1), max_retries=settings.DEBATE_TASK_MAX_RETRIES
         ) from None
+    except (InterfaceError, OperationalError) as exc:
+        if not runs.connection_lost():
+            raise
+        raise self.retry(countdown=retry_delay(retries + 1), max_retries=None, exc=exc) from None
     except SoftTimeLimitExceeded:
         services.debate_fail(
             debate_id=debate_id, error="The debate ran past its time limit and was stopped."

@@ -1,0 +1,63 @@
+"""A worker thread's database connection that is gone is closed before its next task (and
+after a failure), so the next use connects again; one that is fine is kept, at no round trip."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from debates import runs
+from debates.models import Debate
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _end_own_session() -> None:
+    """End this connection's session from another one, as a PostgreSQL restart would."""
+    pid = connection.connection.info.backend_pid
+    db = settings.DATABASES["default"]
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+        while other.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid]).fetchone():
+            pass
+
+
+def test_a_connection_that_is_fine_is_kept():
+    Debate.objects.count()
+    held = connection.connection
+    assert runs.drop_lost_connections() == []
+    assert connection.connection is held
+    assert runs.connection_lost() is False
+
+
+def test_a_connection_whose_session_ended_is_closed_and_the_next_query_connects_again():
+    Debate.objects.count()
+    held = connection.connection
+    _end_own_session()
+
+    assert runs.drop_lost_connections() == ["default"]
+    assert connection.connection is None
+    assert Debate.objects.count() == 0  # connects again
+    assert connection.connection is not held
+
+
+def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_reported():
+    from django.db import OperationalError
+
+    Debate.objects.count()
+    held = connection.connection
+    with pytest.raises(OperationalError), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = 1; SELECT pg_sleep(1)")
+    assert connection.errors_occurred
+    # A statement failed, the connection did not: the error is the statement's.
+    assert runs.connection_lost() is False
+    assert connection.connection is held and not connection.errors_occurred
+
+    _end_own_session()
+    with pytest.raises(OperationalError):
+        Debate.objects.count()
+    assert runs.connection_lost() is True
+    assert connection.connection is None
