@@ -67,6 +67,8 @@ def test_debates_after_the_workers_sessions_ended_connect_again_and_complete(
     first = [services.debate_create(query=f"{QUESTION} ({i})") for i in range(2)]
     for debate in first:
         assert wait_for(_finished(debate.id), timeout=60).status == Debate.Status.COMPLETED
+    # Their tasks ended too (a debate is stored as completed a moment before its task ends).
+    wait_for(lambda: worker.log.read_text().count("succeeded in") == 2, timeout=10)
 
     assert _end_sessions(name) >= 1
 
@@ -93,6 +95,12 @@ def test_a_debate_whose_connection_is_lost_in_round_two_resumes_without_the_swee
     )
     debate = services.debate_create(query=QUESTION)
     wait_for_round_two_in_flight(debate)
+    # Round 2's six calls sent (round 1 made three): the calls made after this are the resume's.
+    wait_for(
+        lambda: sum(event == "start" for _, event, _ in call_log.read(calls)) >= 9,
+        timeout=10,
+        interval=0.01,
+    )
     made_before = len(call_log.read(calls))
     assert _end_sessions(name) >= 1
     stored = _stored_calls(debate)
