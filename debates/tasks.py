@@ -14,26 +14,46 @@ def retry_delay(retry: int) -> float:
     return min(delay, settings.DEBATE_TASK_RETRY_MAX_DELAY)
 
 
-@shared_task(name="debates.run_debate", bind=True, acks_late=True, reject_on_worker_lost=True)
-def run_debate(self, debate_id: str) -> str:
+def retry_after_lost_database(task, exc: Exception, database_retries: int, **kwargs):
+    """The retry of a run whose database connection failed (none could be made, or the one it
+    held is gone): with the task backoff, for as long as it takes, counted apart in the task's
+    `database_retries` so that it leaves the model's retries (`DEBATE_TASK_MAX_RETRIES`)
+    whole. Re-raises `exc` when it was a statement that failed, on a connection that works."""
+    if not runs.connection_lost():
+        raise exc
+    return task.retry(
+        args=(),
+        kwargs={**kwargs, "database_retries": database_retries + 1},
+        countdown=retry_delay(database_retries + 1),
+        exc=exc,  # no limit: the task's `max_retries` is None
+    )
+
+
+@shared_task(
+    name="debates.run_debate",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,  # each retry says its own limit; a lost database has none
+)
+def run_debate(self, debate_id: str, database_retries: int = 0) -> str:
     """Run a debate. A model that stayed unavailable through a call's attempts makes the task
     retry later (`DEBATE_TASK_MAX_RETRIES`, with backoff), resuming from what is stored; past
     that, or on a permanent error, the debate fails into the review queue. A database that
-    could not be reached, or a connection lost mid-debate, makes it retry too (with the same
-    backoff, for as long as it takes): the debate resumes from what is stored."""
-    retries = self.request.retries
+    could not be reached, or a connection lost mid-debate, makes it retry too
+    (`retry_after_lost_database`): the debate resumes from what is stored."""
+    retries = self.request.retries - database_retries  # the model's
     try:
         debate = services.debate_run(
             debate_id=debate_id, may_retry=retries < settings.DEBATE_TASK_MAX_RETRIES
         )
     except runs.TransientFailure:
         raise self.retry(
-            countdown=retry_delay(retries + 1), max_retries=settings.DEBATE_TASK_MAX_RETRIES
+            countdown=retry_delay(retries + 1),
+            max_retries=settings.DEBATE_TASK_MAX_RETRIES + database_retries,
         ) from None
     except (InterfaceError, OperationalError) as exc:
-        if not runs.connection_lost():
-            raise
-        raise self.retry(countdown=retry_delay(retries + 1), max_retries=None, exc=exc) from None
+        raise retry_after_lost_database(self, exc, database_retries, debate_id=debate_id) from None
     except SoftTimeLimitExceeded:
         services.debate_fail(
             debate_id=debate_id, error="The debate ran past its time limit and was stopped."

@@ -61,3 +61,40 @@ def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_rep
         Debate.objects.count()
     assert runs.connection_lost() is True
     assert connection.connection is None
+
+
+def test_a_debate_that_lost_its_database_retries_and_keeps_the_models_retries(monkeypatch):
+    from django.db import OperationalError
+
+    from debates import tasks
+
+    asked = []
+
+    def debate_run(*, debate_id, may_retry):
+        asked.append(may_retry)
+        if len(asked) <= settings.DEBATE_TASK_MAX_RETRIES + 2:  # more losses than model retries
+            raise OperationalError("server closed the connection unexpectedly")
+        return None
+
+    monkeypatch.setattr(tasks.services, "debate_run", debate_run)
+    monkeypatch.setattr(tasks.runs, "connection_lost", lambda: True)
+    monkeypatch.setattr(tasks, "retry_delay", lambda retry: 0)
+
+    assert tasks.run_debate.apply(args=("a-debate",)).get() == "skipped"
+    # Retried for as long as the database was lost, each time still allowed the model's retries.
+    assert asked == [True] * (settings.DEBATE_TASK_MAX_RETRIES + 3)
+
+
+def test_a_statement_that_failed_on_a_working_connection_is_not_retried(monkeypatch):
+    from django.db import OperationalError
+
+    from debates import tasks
+
+    def debate_run(*, debate_id, may_retry):
+        raise OperationalError("canceling statement due to statement timeout")
+
+    monkeypatch.setattr(tasks.services, "debate_run", debate_run)
+    monkeypatch.setattr(tasks.runs, "connection_lost", lambda: False)
+
+    result = tasks.run_debate.apply(args=("a-debate",))
+    assert result.failed() and isinstance(result.result, OperationalError)
