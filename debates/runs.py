@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
+import psycopg
 from django.conf import settings
 from django.db import connection, connections, models, transaction
 from django.db.models import F, Q
@@ -186,7 +187,7 @@ def _looks_lost(conn) -> bool:
         return True
     try:
         readable, _, _ = select.select([conn.connection.pgconn.socket], [], [], 0)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, psycopg.Error):  # closed already, say
         return True
     return bool(readable)
 

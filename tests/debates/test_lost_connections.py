@@ -44,6 +44,14 @@ def test_a_connection_whose_session_ended_is_closed_and_the_next_query_connects_
     assert connection.connection is not held
 
 
+def test_a_connection_closed_underneath_is_dropped_too():
+    Debate.objects.count()
+    connection.connection.close()  # the driver's connection, behind Django's back
+
+    assert runs.drop_lost_connections() == ["default"]
+    assert Debate.objects.count() == 0
+
+
 def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_reported():
     from django.db import OperationalError
 
