@@ -1,5 +1,9 @@
 """Celery tasks: thin wrappers that take ids and call services."""
 
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -14,19 +18,31 @@ def retry_delay(retry: int) -> float:
     return min(delay, settings.DEBATE_TASK_RETRY_MAX_DELAY)
 
 
-def retry_after_lost_database(task, exc: Exception, database_retries: int, **kwargs):
-    """The retry of a run whose database connection failed (none could be made, or the one it
-    held is gone): with the task backoff, for as long as it takes, counted apart in the task's
-    `database_retries` so that it leaves the model's retries (`DEBATE_TASK_MAX_RETRIES`)
-    whole. Re-raises `exc` when it was a statement that failed, on a connection that works."""
-    if not runs.connection_lost():
-        raise exc
-    return task.retry(
-        args=(),
-        kwargs={**kwargs, "database_retries": database_retries + 1},
-        countdown=retry_delay(database_retries + 1),
-        exc=exc,  # no limit: the task's `max_retries` is None
-    )
+def run_retrying(task, database_retries: int, execute: Callable[..., Any], **ids) -> Any:
+    """`execute(may_retry=...)` for a durable run's task (`ids` name the run, as the task takes
+    them), with its two kinds of retry. A model that stayed unavailable through a call's
+    attempts (`runs.TransientFailure`): retried later, with backoff, at most
+    `DEBATE_TASK_MAX_RETRIES` times. A database connection that failed (none could be made, or
+    the one held is gone): retried with the same backoff for as long as it takes, counted
+    apart in the task's `database_retries`, so it leaves the model's retries whole. An error of
+    a statement on a connection that still works is raised."""
+    retries = task.request.retries - database_retries  # the model's
+    try:
+        return execute(may_retry=retries < settings.DEBATE_TASK_MAX_RETRIES)
+    except runs.TransientFailure:
+        raise task.retry(
+            countdown=retry_delay(retries + 1),
+            max_retries=settings.DEBATE_TASK_MAX_RETRIES + database_retries,
+        ) from None
+    except (InterfaceError, OperationalError) as exc:
+        if not runs.connection_lost():
+            raise
+        raise task.retry(
+            args=(),
+            kwargs={**ids, "database_retries": database_retries + 1},
+            countdown=retry_delay(database_retries + 1),
+            exc=exc,  # no limit: the task's `max_retries` is None
+        ) from None
 
 
 @shared_task(
@@ -37,23 +53,16 @@ def retry_after_lost_database(task, exc: Exception, database_retries: int, **kwa
     max_retries=None,  # each retry says its own limit; a lost database has none
 )
 def run_debate(self, debate_id: str, database_retries: int = 0) -> str:
-    """Run a debate. A model that stayed unavailable through a call's attempts makes the task
-    retry later (`DEBATE_TASK_MAX_RETRIES`, with backoff), resuming from what is stored; past
-    that, or on a permanent error, the debate fails into the review queue. A database that
-    could not be reached, or a connection lost mid-debate, makes it retry too
-    (`retry_after_lost_database`): the debate resumes from what is stored."""
-    retries = self.request.retries - database_retries  # the model's
+    """Run a debate, resuming from what is stored; a model that stayed unavailable, or a lost
+    database, makes the task retry later (`run_retrying`). Past the model's retries, or on a
+    permanent error, the debate fails into the review queue."""
     try:
-        debate = services.debate_run(
-            debate_id=debate_id, may_retry=retries < settings.DEBATE_TASK_MAX_RETRIES
+        debate = run_retrying(
+            self,
+            database_retries,
+            partial(services.debate_run, debate_id=debate_id),
+            debate_id=debate_id,
         )
-    except runs.TransientFailure:
-        raise self.retry(
-            countdown=retry_delay(retries + 1),
-            max_retries=settings.DEBATE_TASK_MAX_RETRIES + database_retries,
-        ) from None
-    except (InterfaceError, OperationalError) as exc:
-        raise retry_after_lost_database(self, exc, database_retries, debate_id=debate_id) from None
     except SoftTimeLimitExceeded:
         services.debate_fail(
             debate_id=debate_id, error="The debate ran past its time limit and was stopped."

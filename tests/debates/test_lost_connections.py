@@ -71,24 +71,37 @@ def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_rep
     assert connection.connection is None
 
 
-def test_a_debate_that_lost_its_database_retries_and_keeps_the_models_retries(monkeypatch):
+@pytest.mark.parametrize(
+    "task, service",
+    [
+        ("debates.tasks.run_debate", "debates.services.debate_run"),
+        (
+            "contradictions.tasks.run_contradictions",
+            "contradictions.running.contradiction_run_execute",
+        ),
+    ],
+)
+def test_a_run_that_lost_its_database_retries_and_keeps_the_models_retries(
+    monkeypatch, task, service
+):
     from django.db import OperationalError
+    from django.utils.module_loading import import_string
 
     from debates import tasks
 
     asked = []
 
-    def debate_run(*, debate_id, may_retry):
+    def execute(*, may_retry, **ids):
         asked.append(may_retry)
         if len(asked) <= settings.DEBATE_TASK_MAX_RETRIES + 2:  # more losses than model retries
             raise OperationalError("server closed the connection unexpectedly")
         return None
 
-    monkeypatch.setattr(tasks.services, "debate_run", debate_run)
+    monkeypatch.setattr(service, execute)
     monkeypatch.setattr(tasks.runs, "connection_lost", lambda: True)
     monkeypatch.setattr(tasks, "retry_delay", lambda retry: 0)
 
-    assert tasks.run_debate.apply(args=("a-debate",)).get() == "skipped"
+    assert import_string(task).apply(args=("a-run",)).get() == "skipped"
     # Retried for as long as the database was lost, each time still allowed the model's retries.
     assert asked == [True] * (settings.DEBATE_TASK_MAX_RETRIES + 3)
 
