@@ -241,7 +241,8 @@ def run_together(n: int, *, tag: str = "", batch: bool = True) -> tuple[float, f
     `POST /api/v1/debates/batch/` does (`services.debate_create_many`), or with `batch` off one
     by one, as `n` single starts do; wall seconds until all ended: until the latest
     `completed_at` the workers stored (the same clock, this machine), so the poll's own
-    interval is not counted; and when the poll (every 10 ms) saw the last one finished."""
+    interval is not counted; and when the poll (every 50 ms: its queries share the two cores) saw the last one
+    finished."""
     from django.db.models import Max
 
     from debates import services
@@ -263,7 +264,7 @@ def run_together(n: int, *, tag: str = "", batch: bool = True) -> tuple[float, f
         )
         if time.perf_counter() - t0 > 600:
             raise SystemExit(f"{len(pending)} debates did not finish in 600 s")
-        time.sleep(0.01)
+        time.sleep(0.05)
     if failed := Debate.objects.filter(id__in=ids, status="failed").count():
         raise SystemExit(f"{failed} of the {n} debates failed")
     polled = time.perf_counter() - t0
@@ -343,9 +344,10 @@ def graph_engine_python() -> Path:
     return python
 
 
-def graph_engine_cost(debates: int, latency: float, threads: int) -> dict:
-    """The same S4 debate shape through the graph engine with its PostgreSQL checkpointer, in
-    this run (`bench/graph_engine_bench.py`), with the replies of a debate the service ran."""
+def graph_engine(*args: str) -> list[dict]:
+    """`bench/graph_engine_bench.py` with `args`, in its own virtual environment, on a fresh
+    database of its own, with the replies of the latest S4 debate the service ran here: its
+    JSON lines."""
     import json
     import tempfile
 
@@ -374,18 +376,29 @@ def graph_engine_cost(debates: int, latency: float, threads: int) -> dict:
                 dsn,
                 "--replies",
                 f.name,
-                "--debates",
-                str(debates),
-                "--latency",
-                str(latency),
-                "--threads",
-                str(threads),
+                *args,
             ],
             check=True,
             capture_output=True,
             text=True,
         )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def graph_engine_cost(debates: int, latency: float, threads: int) -> dict:
+    """The same S4 debate shape through the graph engine with its PostgreSQL checkpointer, in
+    this run (`bench/graph_engine_bench.py`), with the replies of a debate the service ran."""
+    args = ["--debates", str(debates), "--latency", str(latency), "--threads", str(threads)]
+    return graph_engine(*args)[-1]
+
+
+def graph_engine_makespans(specs: list[str], processes: int, threads: int) -> list[dict]:
+    """The graph engine's makespans for the same `N:L` bursts, in as many processes of as many
+    threads as the service's workers."""
+    args = ["--processes", str(processes), "--threads", str(threads)]
+    for spec in specs:
+        args += ["--makespan", spec]
+    return graph_engine(*args)
 
 
 def worker_cost(args):
@@ -459,10 +472,13 @@ def worker_cost(args):
     for spec in args.makespan:
         count, latency = spec.split(":")
         by_latency.setdefault(float(latency), []).append(int(count))
+    threads = int(app.conf.worker_concurrency or os.cpu_count())
     for latency, counts_at in by_latency.items():
         workers = start_workers(args.worker_processes, latency, *args.worker_args)
         try:
-            run_together(2, tag=" (warm-up)")
+            # As many debates as the workers have threads first: every thread has its
+            # connection, as in workers that have been running (the graph engine warms up so).
+            run_together(args.worker_processes * threads, tag=" (warm-up)")
             for count in counts_at:
                 wall, polled = run_together(count, batch=args.submit == "batch")
                 print(
@@ -472,6 +488,15 @@ def worker_cost(args):
                 )
         finally:
             stop_workers(workers)
+    if args.graph_engine and args.makespan:
+        for g in graph_engine_makespans(args.makespan, args.worker_processes, threads):
+            print(
+                f"the graph engine, {g['debates']} debates started together at L = "
+                f"{g['latency']} s ({args.worker_processes} processes of {threads} threads): "
+                f"makespan with its PostgreSQL checkpointer {g['postgres_s']:.2f} s = "
+                f"{g['postgres_x3L']:.2f} x 3L; in memory {g['in_memory_s']:.2f} s = "
+                f"{g['in_memory_x3L']:.2f} x 3L"
+            )
 
 
 def main():

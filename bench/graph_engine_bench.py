@@ -18,8 +18,17 @@ its cost without the LLM client's share (which `debate_bench.py` prints apart).
 Prints one JSON line: CPU per debate of this process and of the PostgreSQL backends serving
 it (both ms, from /proc), and the process's CPU per debate with an in-memory checkpointer.
 
+With --makespan N:L (repeatable), it prints instead the makespans of N debates started together
+at latency L, divided by S4's critical path (3 L), in `--processes` processes of `--threads`
+threads each (the service's worker processes and their concurrency), each process taking its
+share of the N: with the PostgreSQL checkpointer, and in memory. Each process first runs as
+many debates as it has threads (every thread and pooled connection used, as in a worker that
+has been running), then all start at once; the makespan runs from that start to the last
+debate's end.
+
 Usage: PYTHON bench/graph_engine_bench.py --dsn postgres://... --replies replies.json
            [--debates 200] [--latency 0.02] [--threads 32]
+           [--makespan 50:0.2 ... --processes 2]
 """
 
 from __future__ import annotations
@@ -193,6 +202,76 @@ def run(graph, debates: int, threads: int, around=None) -> float:
         return cpu
 
 
+def saver_pool(dsn: str, size: int):
+    """The checkpointer's connection pool, as LangGraph's documentation sets it up."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    pool = ConnectionPool(
+        dsn,
+        min_size=size,
+        max_size=size,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=True,
+    )
+    pool.wait()
+    return pool
+
+
+def makespan_part(dsn, replies, latency, count, threads, durable, ready, go, done) -> None:
+    """One process's share of a makespan: warm up, say so, wait for the start, run `count`
+    debates at once on `threads` threads, and report when the last one ended."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    pool = saver_pool(dsn, threads) if durable else None
+    graph = build(replies, latency, PostgresSaver(pool) if durable else InMemorySaver())
+
+    def one(i: int):
+        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+        final = graph.invoke(
+            {"question": QUESTIONS[i % len(QUESTIONS)], "calls": [], "decision": ""},
+            config,
+            durability="sync",
+        )
+        assert len(final["calls"]) == 12 and final["decision"], final
+
+    with ThreadPoolExecutor(threads) as executor:
+        list(executor.map(one, range(threads)))
+        ready.put(os.getpid())
+        go.wait()
+        list(executor.map(one, range(count)))
+        done.put(time.time())
+    if pool is not None:
+        pool.close()
+
+
+def makespan(dsn, replies, count: int, latency: float, processes: int, threads: int, durable):
+    """Wall seconds for `count` debates started together, split over `processes` processes."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    ready, done, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    shares = [count // processes + (1 if p < count % processes else 0) for p in range(processes)]
+    parts = [
+        ctx.Process(
+            target=makespan_part,
+            args=(dsn, replies, latency, share, threads, durable, ready, go, done),
+        )
+        for share in shares
+    ]
+    for part in parts:
+        part.start()
+    for _ in parts:
+        ready.get(timeout=300)
+    started = time.time()
+    go.set()
+    ended = max(done.get(timeout=600) for _ in parts)
+    for part in parts:
+        part.join()
+    return ended - started
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dsn", required=True)
@@ -200,25 +279,43 @@ def main():
     parser.add_argument("--debates", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.02)
     parser.add_argument("--threads", type=int, default=32)
+    parser.add_argument("--makespan", action="append", default=[], metavar="N:L")
+    parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
     with open(args.replies) as f:
         replies = json.load(f)
 
+    if args.makespan:
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        with saver_pool(args.dsn, 1) as pool:
+            PostgresSaver(pool).setup()
+        for spec in args.makespan:
+            count, latency = int(spec.split(":")[0]), float(spec.split(":")[1])
+            walls = {
+                kind: makespan(
+                    args.dsn, replies, count, latency, args.processes, args.threads, durable
+                )
+                for kind, durable in (("postgres", True), ("in_memory", False))
+            }
+            print(
+                json.dumps(
+                    {
+                        "debates": count,
+                        "latency": latency,
+                        **{f"{k}_s": round(w, 3) for k, w in walls.items()},
+                        **{f"{k}_x3L": round(w / (3 * latency), 2) for k, w in walls.items()},
+                    }
+                )
+            )
+        return
+
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.checkpoint.postgres import PostgresSaver
-    from psycopg.rows import dict_row
-    from psycopg_pool import ConnectionPool
 
     in_memory = run(build(replies, args.latency, InMemorySaver()), args.debates, args.threads)
 
-    pool = ConnectionPool(
-        args.dsn,
-        min_size=args.threads,
-        max_size=args.threads,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        open=True,
-    )
-    pool.wait()
+    pool = saver_pool(args.dsn, args.threads)
     saver = PostgresSaver(pool)
     saver.setup()
     graph = build(replies, args.latency, saver)
