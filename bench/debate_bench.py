@@ -16,7 +16,9 @@ README's own command (`celery -A config worker`, the pool and concurrency from s
      environment of its own), and the ratio of the two;
   5. makespans of N debates submitted together at latency L (--makespan N:L, repeatable),
      wall time / 3 L, with --worker-processes workers: as one batch (POST
-     /api/v1/debates/batch/), or with --submit one-by-one as N single starts.
+     /api/v1/debates/batch/), or with --submit one-by-one as N single starts; with
+     --graph-engine, the same bursts through the graph engine too (as many processes and
+     threads as the workers), with its PostgreSQL checkpointer and in memory.
 
 The workers run with DJANGO_DEBUG=False, as in production (with debug on, Django also logs
 every statement's SQL with its values). Section 4 also prints the LLM calls' share, read in the
@@ -241,8 +243,8 @@ def run_together(n: int, *, tag: str = "", batch: bool = True) -> tuple[float, f
     `POST /api/v1/debates/batch/` does (`services.debate_create_many`), or with `batch` off one
     by one, as `n` single starts do; wall seconds until all ended: until the latest
     `completed_at` the workers stored (the same clock, this machine), so the poll's own
-    interval is not counted; and when the poll (every 50 ms: its queries share the two cores) saw the last one
-    finished."""
+    interval is not counted; and when the poll (every 50 ms: its queries share the two
+    cores) saw the last one finished."""
     from django.db.models import Max
 
     from debates import services
