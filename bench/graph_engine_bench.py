@@ -40,6 +40,7 @@ import os
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Annotated, TypedDict
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -177,18 +178,22 @@ QUESTIONS = [
 ]
 
 
+def debate(graph, i: int) -> None:
+    """Debate question `i` (of QUESTIONS, in turn) on a thread of its own, durably."""
+    config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+    final = graph.invoke(
+        {"question": QUESTIONS[i % len(QUESTIONS)], "calls": [], "decision": ""},
+        config,
+        durability="sync",
+    )
+    assert len(final["calls"]) == 12 and final["decision"], final
+
+
 def run(graph, debates: int, threads: int, around=None) -> float:
     """Process CPU seconds for `debates` debates, `threads` at a time, after 10 for warming
     up; `around`, if given, is called just before and just after the measured ones."""
 
-    def one(i: int):
-        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
-        final = graph.invoke(
-            {"question": QUESTIONS[i % len(QUESTIONS)], "calls": [], "decision": ""},
-            config,
-            durability="sync",
-        )
-        assert len(final["calls"]) == 12 and final["decision"], final
+    one = partial(debate, graph)
 
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(one, range(10)))  # warm-up: every thread and pooled connection used
@@ -227,14 +232,7 @@ def makespan_part(dsn, replies, latency, count, threads, durable, ready, go, don
     pool = saver_pool(dsn, threads) if durable else None
     graph = build(replies, latency, PostgresSaver(pool) if durable else InMemorySaver())
 
-    def one(i: int):
-        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
-        final = graph.invoke(
-            {"question": QUESTIONS[i % len(QUESTIONS)], "calls": [], "decision": ""},
-            config,
-            durability="sync",
-        )
-        assert len(final["calls"]) == 12 and final["decision"], final
+    one = partial(debate, graph)
 
     with ThreadPoolExecutor(threads) as executor:
         list(executor.map(one, range(threads)))
