@@ -18,7 +18,9 @@ from rest_framework.views import APIView
 
 def _database(timeout: float) -> str:
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL statement_timeout = %s", [int(timeout * 1000)])
+        cursor.execute(
+            "SELECT set_config('statement_timeout', %s, true)", [str(int(timeout * 1000))]
+        )
         cursor.execute("SELECT 1")
         cursor.fetchone()
     return "PostgreSQL answered."

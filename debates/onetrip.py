@@ -8,7 +8,6 @@ compilers, so every model field (and any field added later) is written as the OR
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -179,21 +178,6 @@ class _Cursor(ServerBindingCursor):
     _query_cls = _ShapeQuery
 
 
-# The connections told to plan prepared statements once (see `_use_generic_plans`).
-_generic_plans: weakref.WeakSet = weakref.WeakSet()
-
-
-def _use_generic_plans(raw) -> None:
-    """Plan each prepared statement once, not again on every run: the statements here find
-    their rows by key (a primary key or a unique index), so the plan made without the values
-    is the plan made with them. Left to itself, PostgreSQL plans a prepared statement anew
-    with its values whenever the generic plan's estimate looks dearer, which for these
-    `WITH` statements is every time (about a tenth of PostgreSQL's CPU for a debate). The
-    setting is the session's: it also applies to the spending limits' functions, which find
-    their rows by key too, and to nothing else (no other statement is prepared)."""
-    raw.execute("SET plan_cache_mode = force_generic_plan", prepare=False)
-
-
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
     """Run `parts` as one statement ending in `select` (with `params`; it may read the parts'
     RETURNING rows by name, and sees the tables as they were before the statement); returns
@@ -204,13 +188,12 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     params = [value for p in parts for value in p.params] + list(params)
     connection.ensure_connection()
     raw = connection.connection
-    threshold = raw.prepare_threshold  # Django's: None (never prepare), unless configured
+    threshold = raw.prepare_threshold  # the connection's own (DEBATE_PREPARED_STATEMENTS)
     with connection._prepare_cursor(_Cursor(raw)) as cursor:
         if settings.DEBATE_PREPARED_STATEMENTS:
-            raw.prepare_threshold = 0  # prepared on its first run on this connection
-            if raw not in _generic_plans:
-                _use_generic_plans(raw)
-                _generic_plans.add(raw)
+            # Prepared on its first run on this connection, and planned once there while the
+            # debate's run holds its lock (`debates.runs.advisory_lock`).
+            raw.prepare_threshold = 0
         try:
             cursor.execute(sql, params)
         finally:

@@ -108,21 +108,37 @@ class DurableRun(models.Model):
 
 
 @contextmanager
-def advisory_lock(key: str) -> Iterator[bool]:
+def advisory_lock(key: str, *, generic_plans: bool = False) -> Iterator[bool]:
     """Try to take the session lock named `key`; yields whether it was taken (never waits).
 
     The lock is released on leaving the block. Keys are namespaced by kind of work (e.g.
     ``"contradiction-run:<id>"``) so different kinds never share a lock.
+
+    With `generic_plans`, the connection plans each prepared statement once while it holds
+    the lock (`plan_cache_mode = force_generic_plan`, set by the statement that takes it) and
+    goes back to its own setting when it lets go (`set_config` with no value: what `RESET`
+    gives, the database's or role's setting if there is one), in the statement that releases
+    it: the work's statements find their rows by key, so the plan made without the values is
+    the plan made with them, where PostgreSQL left to itself plans some of them anew on every
+    run. Other work on the connection (the sweeper, the reports) keeps PostgreSQL's choice, a
+    plan for the values given when that is better (a partial index that only some values can
+    use).
     """
+    plans = ", set_config('plan_cache_mode', 'force_generic_plan', false)" if generic_plans else ""
+    restore = ", set_config('plan_cache_mode', NULL, false)" if generic_plans else ""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", [key])
+        cursor.execute(f"SELECT pg_try_advisory_lock(hashtextextended(%s, 0)){plans}", [key])
         acquired = cursor.fetchone()[0]
+        if not acquired and generic_plans:
+            cursor.execute(f"SELECT 1{restore}")
     try:
         yield acquired
     finally:
         if acquired:
             with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", [key])
+                cursor.execute(
+                    f"SELECT pg_advisory_unlock(hashtextextended(%s, 0)){restore}", [key]
+                )
 
 
 class Work:
@@ -137,7 +153,12 @@ class Work:
     lock_prefix: ClassVar[str] = ""
 
     def lock(self, pk):
-        return advisory_lock(f"{self.lock_prefix}{pk}")
+        return advisory_lock(f"{self.lock_prefix}{pk}", generic_plans=self.generic_plans())
+
+    def generic_plans(self) -> bool:
+        """Whether its statements are planned once per connection while it runs (see
+        `advisory_lock`): for work whose statements all find their rows by key."""
+        return False
 
     def execute(self, row) -> None:
         """Run (or resume) a claimed row to its end, from what is stored."""

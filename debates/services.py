@@ -308,6 +308,11 @@ class DebateWork(runs.Work):
     noun = "debate"
     plural = "debates"
 
+    def generic_plans(self) -> bool:
+        # Every statement of a run finds its rows by key: the debate's id, its rows' ids, the
+        # spending counters' keys.
+        return settings.DEBATE_PREPARED_STATEMENTS
+
     def execute(self, row: Debate) -> None:
         _DebateRunner(row).run()
 

@@ -305,11 +305,20 @@ DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
 # The most LLM calls one process has in flight at once (every debate it runs together; they
 # are coroutines on one event loop, `agents.gateway.calls_loop`); more wait for a free place.
 DEBATE_LLM_MAX_IN_FLIGHT = env.int("DEBATE_LLM_MAX_IN_FLIGHT", default=256)
-# The statements that start a debate's steps and store its replies run as prepared statements
-# (parsed and planned once per connection, with their values sent apart from the SQL). Behind
-# a pooler that does not keep prepared statements (PgBouncer before 1.21 in transaction mode,
-# or without max_prepared_statements), set it to false.
+# Statements are sent with their values apart from the SQL (server-side binding), and a
+# statement a connection runs a second time is prepared: parsed and planned once per
+# connection (psycopg's `prepare_threshold`); the statements that start a debate's steps and
+# store its replies are prepared on their first run. Behind a pooler that does not keep
+# prepared statements (PgBouncer before 1.21 in transaction mode, or without
+# max_prepared_statements), set it to false: values are then quoted into the SQL and nothing
+# is prepared, as Django does by default.
 DEBATE_PREPARED_STATEMENTS = env_bool("DEBATE_PREPARED_STATEMENTS", default=True)
+if DEBATE_PREPARED_STATEMENTS:
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "server_side_binding": True,
+        "prepare_threshold": 1,
+    }
 
 # --- Spending limits (budgets/) ---------------------------------------------------------------
 # Defaults for every user and API token; staff set other limits per user or token in the admin

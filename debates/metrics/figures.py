@@ -65,8 +65,11 @@ def _statement_timeout() -> Iterator[None]:
     transaction: a source that fails leaves the next ones free to run)."""
     try:
         with connection.cursor() as cursor:
+            # `set_config` rather than `SET`: a value can be sent apart from the SQL only to a
+            # function (the values of statements are sent apart, see settings).
             cursor.execute(
-                "SET statement_timeout = %s", [int(settings.METRICS_QUERY_TIMEOUT * 1000)]
+                "SELECT set_config('statement_timeout', %s, false)",
+                [str(int(settings.METRICS_QUERY_TIMEOUT * 1000))],
             )
     except DatabaseError:  # PostgreSQL is unreachable: its sources will say so, Redis's still read
         logger.warning("metrics: could not set the statement timeout", exc_info=True)

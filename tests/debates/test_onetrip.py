@@ -64,37 +64,77 @@ def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_value
     assert dict(onetrip._compiled).keys() >= shapes.keys()
 
 
-def _prepared_stores(connection) -> set[str]:
+def _prepared(connection, like: str) -> dict[str, tuple[int, int]]:
+    """The statements this connection prepared whose SQL starts with `like`: name ->
+    (generic plans, custom plans) PostgreSQL made for it."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT name FROM pg_prepared_statements WHERE statement LIKE %s",
-            ['WITH call0 AS (UPDATE "debates_llmcall"%'],
+            "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            [like + "%"],
         )
-        return {name for (name,) in cursor.fetchall()}
+        return {name: (generic, custom) for name, generic, custom in cursor.fetchall()}
 
 
-@pytest.mark.parametrize("prepared", [True, False])
-def test_a_debate_is_stored_alike_with_or_without_prepared_statements(
-    default_agents, settings, prepared
-):
-    # Behind a pooler that keeps no prepared statements, DEBATE_PREPARED_STATEMENTS=false.
+STORE = 'WITH call0 AS (UPDATE "debates_llmcall"'
+CLAIM = 'UPDATE "debates_debate" SET "status"'
+
+
+@pytest.fixture
+def connection_options():
+    """Sets the options the next connection opens with (as settings would give them), and
+    closes it after the test, so that later tests open one with the settings' own."""
     from django.db import connection
 
-    settings.DEBATE_PREPARED_STATEMENTS = prepared
-    debate = services.debate_create(query="Is Bitcoin a good investment?", protocol="s4")
-    before = _prepared_stores(connection)
+    own = connection.settings_dict["OPTIONS"]
+
+    def use(**options):
+        connection.close()
+        connection.settings_dict["OPTIONS"] = {**own, **options}
+
+    yield use
+    connection.close()
+    connection.settings_dict["OPTIONS"] = own
+
+
+def _without_preparing() -> dict:
+    """The connection options with DEBATE_PREPARED_STATEMENTS=false: Django's default."""
+    return {"server_side_binding": None, "prepare_threshold": None}
+
+
+def _run(query="Is Bitcoin a good investment?"):
+    debate = services.debate_create(query=query, protocol="s4", enqueue=False)
     services.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == "completed", debate.error
-    assert Statement.objects.filter(debate=debate).count() == 6
-    assert Challenge.objects.filter(debate=debate).count() == 6
-    after = _prepared_stores(connection)
+    return debate
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_debate_is_stored_alike_with_or_without_prepared_statements(
+    default_agents, settings, connection_options, prepared
+):
+    # Behind a pooler that keeps no prepared statements, DEBATE_PREPARED_STATEMENTS=false:
+    # the connection then opens as Django's default (values quoted into the SQL, nothing
+    # prepared), and so do the statements that store the replies.
+    from django.db import connection
+
+    settings.DEBATE_PREPARED_STATEMENTS = prepared
+    if not prepared:
+        connection_options(**_without_preparing())
+    first, second = _run(), _run()
+    for debate in (first, second):
+        assert Statement.objects.filter(debate=debate).count() == 6
+        assert Challenge.objects.filter(debate=debate).count() == 6
+    stores, claims = _prepared(connection, STORE), _prepared(connection, CLAIM)
     if prepared:
-        assert after
+        assert stores  # on their first run
+        assert claims  # Django's own statements, from their second run on the connection
     else:
-        assert after == before
-    # The connection's own setting is left as it was (Django's default: no preparing).
-    assert connection.connection.prepare_threshold is None
+        assert not stores and not claims
+    # The connection's own setting is left as it was.
+    assert connection.connection.prepare_threshold == (1 if prepared else None)
 
 
 def _plan_cache_mode(connection) -> str:
@@ -104,24 +144,68 @@ def _plan_cache_mode(connection) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("prepared", [True, False])
-def test_a_connection_that_prepares_plans_each_statement_once(default_agents, settings, prepared):
+def test_a_run_plans_each_prepared_statement_once_and_gives_the_connection_back_as_it_was(
+    default_agents, settings, connection_options
+):
     # Left to PostgreSQL, a prepared statement is planned again with its values whenever the
-    # generic plan looks dearer: every run, for these statements. A connection that prepares
-    # them plans each once; one that does not (behind a pooler) keeps PostgreSQL's default.
+    # generic plan looks dearer: every run, for the statements that store replies. While a
+    # debate runs, its connection plans each one once; after it, the connection plans as it
+    # did before, so that other work on it (the sweeper reads unfinished debates through a
+    # partial index that only a plan for the given values can use) is planned as before.
     from django.db import connection
 
-    connection.close()
-    settings.DEBATE_PREPARED_STATEMENTS = prepared
-    debate = services.debate_create(
-        query="Is Bitcoin a good investment?", protocol="s4", enqueue=False
-    )  # committed (a transaction test): run here, not by the session's worker
-    services.debate_run(debate_id=debate.id)
-    debate.refresh_from_db()
-    assert debate.status == "completed", debate.error
-    assert _plan_cache_mode(connection) == ("force_generic_plan" if prepared else "auto")
-    connection.close()
-    assert _plan_cache_mode(connection) == "auto"  # a new connection starts with the default
+    settings.DEBATE_PREPARED_STATEMENTS = True
+    connection_options(options="-c plan_cache_mode=force_custom_plan")
+    assert _plan_cache_mode(connection) == "force_custom_plan"  # the connection's own
+    for _ in range(3):
+        _run()
+    assert _plan_cache_mode(connection) == "force_custom_plan"
+    plans = _prepared(connection, STORE) | _prepared(connection, CLAIM)
+    assert plans
+    assert all(custom == 0 and generic >= 1 for generic, custom in plans.values()), plans
+
+    connection_options()  # PostgreSQL's default outside the runs
+    _run()
+    assert _plan_cache_mode(connection) == "auto"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_preparing_a_run_leaves_the_plans_to_postgresql(
+    default_agents, settings, connection_options
+):
+    from django.db import connection
+
+    settings.DEBATE_PREPARED_STATEMENTS = False
+    connection_options(**_without_preparing())
+    _run()
+    assert _plan_cache_mode(connection) == "auto"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+        assert cursor.fetchone()[0] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_debate_another_runner_holds_leaves_the_connections_plans_as_they_were(
+    default_agents, settings
+):
+    # The lock not taken: the statement that tried it set the plans; they are set back.
+    from django.db import connection
+
+    from debates import runs
+
+    settings.DEBATE_PREPARED_STATEMENTS = True
+    debate = services.debate_create(query="Is it safe?", protocol="s4", enqueue=False)
+    other = connection.copy()
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", [str(debate.id)])
+        with runs.advisory_lock(str(debate.id), generic_plans=True) as acquired:
+            assert not acquired
+            assert _plan_cache_mode(connection) == "auto"
+        assert services.debate_run(debate_id=debate.id) is None
+        assert _plan_cache_mode(connection) == "auto"
+    finally:
+        other.close()
 
 
 @pytest.mark.django_db
