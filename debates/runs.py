@@ -124,13 +124,16 @@ def advisory_lock(key: str, *, generic_plans: bool = False) -> Iterator[bool]:
     plan for the values given when that is better (a partial index that only some values can
     use).
     """
-    plans = ", set_config('plan_cache_mode', 'force_generic_plan', false)" if generic_plans else ""
+    take = "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))"
     restore = ", set_config('plan_cache_mode', NULL, false)" if generic_plans else ""
+    if generic_plans:  # set only once the lock is taken (NULL: the connection's own)
+        take = (
+            "SELECT got, set_config('plan_cache_mode', CASE WHEN got THEN "
+            f"'force_generic_plan' END, false) FROM ({take} AS got) AS taken"
+        )
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT pg_try_advisory_lock(hashtextextended(%s, 0)){plans}", [key])
+        cursor.execute(take, [key])
         acquired = cursor.fetchone()[0]
-        if not acquired and generic_plans:
-            cursor.execute(f"SELECT 1{restore}")
     try:
         yield acquired
     finally:
