@@ -406,16 +406,12 @@ def _settle(reservation, response: LLMResponse | None) -> None:
 
 class Settlement:
     """A returned call's settling, for a caller that runs it as a part of the statement storing
-    the reply: alone (`sql`, `params`) or with the calls that returned with it (`together`);
-    the caller sets `done` once it has run, and the gateway settles the call on its own
-    otherwise."""
+    the reply: with the calls that returned with it (`together`), or alone (`statement`); the
+    caller sets `done` once it has run, and the gateway settles the call on its own otherwise.
+    The statement for the call alone is written only when it is needed."""
 
-    def __init__(
-        self,
-        reservation: budget_accounting.Reservation,
-        response: LLMResponse,
-        statement: tuple[str, list[Any]],
-    ):
+    def __init__(self, reservation: budget_accounting.Reservation, response: LLMResponse):
+        self.reservation, self.response = reservation, response
         self.item = (
             reservation,
             response.model,
@@ -423,14 +419,18 @@ class Settlement:
             response.tokens_out,
             response.cost_usd,
         )
-        self.sql, self.params = statement
         self.done = False
 
     @classmethod
     def of(cls, reservation, response: LLMResponse) -> Settlement | None:
-        """The call's settling, or None when there is nothing to settle."""
-        statement = _settlement(reservation, response)
-        return None if statement is None else cls(reservation, response, statement)
+        """The call's settling, or None when there is nothing to settle (as `_settlement`)."""
+        if reservation is None or (not reservation.entries and not response.model):
+            return None
+        return cls(reservation, response)
+
+    def statement(self) -> tuple[str, list[Any]] | None:
+        """The statement that settles this call alone."""
+        return _settlement(self.reservation, self.response)
 
     @staticmethod
     def together(settlements: list[Settlement]) -> tuple[str, list[Any]] | None:
@@ -795,7 +795,8 @@ def complete_concurrently(
         finally:
             for settlement, _ in settlements.values():
                 if settlement is not None and not settlement.done:
-                    budget_accounting.settle_now(settlement.sql, settlement.params)
+                    if (statement := settlement.statement()) is not None:
+                        budget_accounting.settle_now(*statement)
 
     submit_more()
     try:

@@ -425,8 +425,8 @@ class _DebateRunner:
     def _round_rows(self, number: int, name: str, rows) -> None:
         for kind, pk, value, *_ in rows:
             if kind == "r":
-                self.rounds[number] = Round(
-                    id=pk, debate=self.debate, number=number, name=name, status=value
+                self.rounds[number] = onetrip.stored(
+                    Round, id=pk, debate_id=self.debate.pk, number=number, name=name, status=value
                 )
 
     def _start(
@@ -627,14 +627,17 @@ class _DebateRunner:
         replies: Results = {}
         for i, (request, response, reply, parsed, made) in enumerate(stored):
             made.pk = ids[i]
-            made.call = LLMCall(
-                id=self.call_ids[request.key],
-                tokens_in=response.tokens_in,
-                tokens_out=response.tokens_out,
-                cost_usd=response.cost_usd,
-            )
             self.kept[request.key] = made
             if isinstance(made, Statement):
+                # What the quality scores read of its call (`quality.record_for`).
+                call = onetrip.stored(
+                    LLMCall,
+                    id=self.call_ids[request.key],
+                    tokens_in=response.tokens_in,
+                    tokens_out=response.tokens_out,
+                    cost_usd=response.cost_usd,
+                )
+                Statement.call.field.set_cached_value(made, call)
                 self.statement_ids[request.key] = made.pk
             self.done[request.key] = parsed
             replies[request.key] = reply

@@ -99,8 +99,9 @@ def test_a_reply_is_settled_by_the_statement_that_stores_it_or_else_by_the_gatew
         for key, _response, paid in answered:
             if key == "b":
                 raise RuntimeError("the store failed")
+            sql, params = paid.statement()
             with connection.cursor() as cursor:  # the caller's own statement runs the settle
-                cursor.execute(f"WITH paid AS ({paid.sql}) SELECT 1 FROM paid", paid.params)
+                cursor.execute(f"WITH paid AS ({sql}) SELECT 1 FROM paid", params)
             paid.done = True
             stored.append(key)
 
