@@ -186,6 +186,18 @@ class BackendSampler:
         return sum(self.last.get(pid, start) - start for pid, start in self.first.items())
 
 
+def worker_connections(exclude: set[int]) -> int:
+    """How many connections to the bench database are open, except `exclude` (the bench's)."""
+    import psycopg
+
+    with psycopg.connect(DB_URL, autocommit=True) as conn:
+        pids = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [DB_URL.rsplit("/", 1)[1]],
+        ).fetchall()
+    return len({pid for (pid,) in pids} - exclude)
+
+
 def start_workers(count: int, latency: float, *extra: str) -> list:
     """Workers started with the README's command (`celery -A config worker -l info`)."""
     env = {**os.environ, "DEBATE_OFFLINE_LATENCY": str(latency), "DJANGO_DEBUG": "False"}
@@ -429,10 +441,21 @@ def worker_cost(args):
     workers = start_workers(1, L, *args.worker_args)
     try:
         at_rest = rss_mb(workers[0].pid)
-        run_together(int(os.environ.get("BENCH_WARMUP", 20)), tag=" (warm-up)")
+        # Twice as many debates as the worker has threads first, so that every thread has
+        # opened its connection and run a debate's statements twice (prepared from the second
+        # run), as in a worker that has been running: the graph engine's pool opens all its
+        # connections before it warms up. With fewer, the threads that had not run a debate
+        # yet would connect and plan during the measured run, and it would count that.
+        threads = int(app.conf.worker_concurrency or os.cpu_count())
+        run_together(int(os.environ.get("BENCH_WARMUP", 2 * threads)), tag=" (warm-up)")
         connection.ensure_connection()
         own = {connection.connection.info.backend_pid}
+        for _ in range(3):  # a thread the broker handed no debate yet: hand out more
+            if worker_connections(own) >= threads:
+                break
+            run_together(threads, tag=" (warm-up)")
         sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)
+        warm = len(sampler.first)
         c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
         wall, _ = run_together(args.cost_debates)
         worker_cpu = tree_cpu(workers[0].pid) - c0
@@ -448,7 +471,8 @@ def worker_cost(args):
         f"CPU per S4 debate over {n} debates at L = {L} s (one worker process, {wall:.1f} s): "
         f"worker {worker_cpu / n * 1000:.1f} ms + PostgreSQL {pg_cpu / n * 1000:.1f} ms = "
         f"{(worker_cpu + pg_cpu) / n * 1000:.1f} ms; worker memory {at_rest:.0f} MB at rest, "
-        f"{loaded:.0f} MB after the run"
+        f"{loaded:.0f} MB after the run; the worker's connections open before the run: "
+        f"{warm} of {threads}"
     )
     per_call = llm_client_cost()
     own = (worker_cpu - calls_cpu + pg_cpu) / n * 1000
@@ -480,7 +504,7 @@ def worker_cost(args):
         try:
             # As many debates as the workers have threads first: every thread has its
             # connection, as in workers that have been running (the graph engine warms up so).
-            run_together(args.worker_processes * threads, tag=" (warm-up)")
+            run_together(2 * args.worker_processes * threads, tag=" (warm-up)")
             for count in counts_at:
                 wall, polled = run_together(count, batch=args.submit == "batch")
                 print(
