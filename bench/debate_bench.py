@@ -300,7 +300,7 @@ def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
         for _ in range(runs):
             debate = services.debate_create(query=question, protocol="s4", enqueue=False)
             with CaptureQueriesContext(connection) as ctx:
-                services.debate_run(debate_id=debate.id)
+                services.debate_run(debate_id=debate.id, read_back=False)
             counts.setdefault(question, []).append(len(ctx.captured_queries))
     return counts
 

@@ -319,12 +319,14 @@ def requeue_for_retry(work: Work, pk, *, error: str) -> bool:
     )
 
 
-def run(work: Work, pk, *, may_retry: bool = False):
+def run(work: Work, pk, *, may_retry: bool = False, read_back: bool = True):
     """Run (or resume) one row to its end; safe to call twice, also at once.
 
-    Returns the row as it ended, or None when another runner holds it or it had already ended.
-    With `may_retry`, a failure its `Work` calls transient puts the row back to queued and
-    raises `TransientFailure` (the task retries it later) instead of failing it for good.
+    Returns the row as it ended (read back from the database; with `read_back` off, as the run
+    left it, of which only `status` is sure: for a caller that wants no more, as a task), or
+    None when another runner holds it or it had already ended. With `may_retry`, a failure its
+    `Work` calls transient puts the row back to queued and raises `TransientFailure` (the task
+    retries it later) instead of failing it for good.
     """
     with work.lock(pk) as acquired:
         if not acquired:
@@ -349,8 +351,12 @@ def run(work: Work, pk, *, may_retry: bool = False):
                 logger.warning("%s %s stopped on a transient failure: %s", work.noun, pk, error)
                 raise TransientFailure(exc, error) from exc
             logger.exception("%s %s failed", work.noun, pk)
-            fail(work, pk, error=error, cause=exc)
-        row.refresh_from_db()
+            if fail(work, pk, error=error, cause=exc):
+                row.status = RunStatus.FAILED
+            else:  # something else ended it meanwhile: what it left is read back
+                read_back = True
+        if read_back:
+            row.refresh_from_db()
         return row
 
 

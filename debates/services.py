@@ -350,14 +350,15 @@ class DebateWork(runs.Work):
 DEBATES = DebateWork()
 
 
-def debate_run(*, debate_id, may_retry: bool = False) -> Debate | None:
+def debate_run(*, debate_id, may_retry: bool = False, read_back: bool = True) -> Debate | None:
     """Run (or resume) a debate to its end. Safe to call twice, also at the same time.
 
-    Returns the debate, or None when another runner holds it or it has already ended. With
-    `may_retry`, a model that stayed unavailable puts the debate back to queued and raises
-    `runs.TransientFailure` (its task retries it later) instead of failing it.
+    Returns the debate (with `read_back` off, not read back: only its `status` is sure), or
+    None when another runner holds it or it has already ended. With `may_retry`, a model that
+    stayed unavailable puts the debate back to queued and raises `runs.TransientFailure` (its
+    task retries it later) instead of failing it.
     """
-    return runs.run(DEBATES, debate_id, may_retry=may_retry)
+    return runs.run(DEBATES, debate_id, may_retry=may_retry, read_back=read_back)
 
 
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:

@@ -60,7 +60,7 @@ def run_debate(self, debate_id: str, database_retries: int = 0) -> str:
         debate = run_retrying(
             self,
             database_retries,
-            partial(services.debate_run, debate_id=debate_id),
+            partial(services.debate_run, debate_id=debate_id, read_back=False),
             debate_id=debate_id,
         )
     except SoftTimeLimitExceeded:

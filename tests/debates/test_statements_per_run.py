@@ -5,6 +5,7 @@ returned with it."""
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import pytest
 from django.db import connection
@@ -25,9 +26,10 @@ def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
     # spender; 3 to start the steps (each also reserves its calls); 3 to 12 to store the
     # replies (one per batch of replies that returned together; each reply's call settled
     # there too); BEGIN, the votes with the totals, the decision with its baselines, quality
-    # scores and review item (if any), COMMIT; 2 to read the debate back and let it go.
+    # scores and review item (if any), COMMIT; 1 to let it go. Run as its task runs it: the
+    # debate is not read back at the end.
     with assert_max(30), CaptureQueriesContext(connection) as ctx:
-        services.debate_run(debate_id=debate.id)
+        services.debate_run(debate_id=debate.id, read_back=False)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED, debate.error
     # Statements sent with their values apart (prepared) are logged as "QUERY = '...' - PARAMS".
@@ -35,7 +37,7 @@ def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_s4_run_takes_at_most_25_statements_whatever_the_outcome_and_the_replies_timing(
+def test_an_s4_run_takes_at_most_24_statements_whatever_the_outcome_and_the_replies_timing(
     default_agents, settings, django_assert_max_num_queries
 ):
     counts, together = [], 0
@@ -51,7 +53,7 @@ def test_an_s4_run_takes_at_most_25_statements_whatever_the_outcome_and_the_repl
         stored = [s.count('UPDATE "debates_llmcall"') for s in stores]
         assert sum(stored) == LLMCall.objects.filter(debate=debate).count() == 12
         assert 3 <= len(stores) <= 12
-        assert len(statements) == 13 + len(stores)
+        assert len(statements) == 12 + len(stores)
         together += sum(n > 1 for n in stored)
         # The calls of each of the three steps are reserved together, by the statement that
         # starts the step.
@@ -62,8 +64,46 @@ def test_an_s4_run_takes_at_most_25_statements_whatever_the_outcome_and_the_repl
         # The calls that returned together are settled together, by the statement storing them.
         assert all(s.count("budgets_settle_many(") == 1 for s in stores)
         assert not any("budgets_settle(" in s for s in statements)
-    assert max(counts) <= 25, f"statements per run: {counts}"
+    assert max(counts) <= 24, f"statements per run: {counts}"
     # A step's calls sleep the same latency, so replies come back together and are stored so
     # (in every run so far; asserted over the nine, not per run).
     assert together, "no store held more than one reply"
     assert Debate.objects.filter(review_status=Debate.ReviewStatus.PENDING).count() == 6
+
+
+def _reads_of_the_debate(ctx) -> int:
+    sqls = [q["sql"].removeprefix("QUERY = '") for q in ctx.captured_queries]
+    return sum(s.startswith('SELECT "debates_debate".') for s in sqls)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_debate_is_read_back_only_when_the_caller_wants_it(default_agents):
+    debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
+    with CaptureQueriesContext(connection) as without:
+        ran = services.debate_run(debate_id=debate.id, read_back=False)
+    stored = Debate.objects.get(id=debate.id)
+    assert ran.status == stored.status == Debate.Status.COMPLETED
+    assert _reads_of_the_debate(without) == 0
+
+    again = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
+    with CaptureQueriesContext(connection) as read:
+        ran = services.debate_run(debate_id=again.id)
+    assert _reads_of_the_debate(read) == 1
+    stored = Debate.objects.get(id=again.id)
+    assert ran.decision and ran.tokens_in > 0
+    assert (ran.status, ran.decision, ran.tokens_in, ran.completed_at) == (
+        stored.status,
+        stored.decision,
+        stored.tokens_in,
+        stored.completed_at,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_that_fails_says_so_without_reading_the_debate_back(default_agents, settings):
+    settings.DEBATE_OFFLINE_LATENCY = 0
+    debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
+
+    with mock.patch.object(services._DebateRunner, "_finish", side_effect=RuntimeError("boom")):
+        ran = services.debate_run(debate_id=debate.id, read_back=False)
+    assert ran.status == Debate.objects.get(id=debate.id).status == Debate.Status.FAILED
