@@ -111,7 +111,7 @@ def test_a_statement_that_failed_on_a_working_connection_is_not_retried(monkeypa
 
     from debates import tasks
 
-    def debate_run(*, debate_id, may_retry):
+    def debate_run(*, debate_id, may_retry, read_back):
         raise OperationalError("canceling statement due to statement timeout")
 
     monkeypatch.setattr(tasks.services, "debate_run", debate_run)
