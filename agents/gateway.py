@@ -412,23 +412,22 @@ class Settlement:
 
     def __init__(self, reservation: budget_accounting.Reservation, response: LLMResponse):
         self.reservation, self.response = reservation, response
-        self.item = (
-            reservation,
-            response.model,
-            response.tokens_in,
-            response.tokens_out,
-            response.cost_usd,
-        )
         self.done = False
 
     @classmethod
     def of(cls, reservation, response: LLMResponse) -> Settlement | None:
-        """The call's settling, or None when there is nothing to settle (as `_settlement`)."""
-        if reservation is None or (not reservation.entries and not response.model):
+        """The call's settling, or None when there is nothing to settle."""
+        if reservation is None or not budget_accounting.to_settle(reservation, response.model):
             return None
         return cls(reservation, response)
 
-    def statement(self) -> tuple[str, list[Any]] | None:
+    @property
+    def item(self) -> tuple:
+        """The call as `settle_many_sql` takes it."""
+        r = self.response
+        return (self.reservation, r.model, r.tokens_in, r.tokens_out, r.cost_usd)
+
+    def statement(self) -> tuple[str, list[Any]]:
         """The statement that settles this call alone."""
         return _settlement(self.reservation, self.response)
 
@@ -795,8 +794,7 @@ def complete_concurrently(
         finally:
             for settlement, _ in settlements.values():
                 if settlement is not None and not settlement.done:
-                    if (statement := settlement.statement()) is not None:
-                        budget_accounting.settle_now(*statement)
+                    budget_accounting.settle_now(*settlement.statement())
 
     submit_more()
     try:

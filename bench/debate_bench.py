@@ -139,6 +139,18 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
+def backend_pids(conn, dbname: str, exclude: set[int]) -> list[int]:
+    """The backends serving `dbname` now (on psycopg connection `conn`), but `exclude`."""
+    return [
+        pid
+        for (pid,) in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [dbname],
+        )
+        if pid not in exclude
+    ]
+
+
 class BackendSampler:
     """CPU of the PostgreSQL backends serving the bench database, except `exclude` (the
     bench's own connection). Backends are looked up every `every` seconds; one that exits
@@ -159,15 +171,7 @@ class BackendSampler:
         self.thread.start()
 
     def sample(self, initial=False):
-        pids = [
-            pid
-            for (pid,) in self.conn.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-                [self.dbname],
-            )
-            if pid not in self.exclude
-        ]
-        for pid in pids:
+        for pid in backend_pids(self.conn, self.dbname, self.exclude):
             cpu = process_cpu(pid)
             if pid not in self.first:
                 self.first[pid] = cpu if initial else 0.0
@@ -184,18 +188,6 @@ class BackendSampler:
         self.sample()
         self.conn.close()
         return sum(self.last.get(pid, start) - start for pid, start in self.first.items())
-
-
-def worker_connections(exclude: set[int]) -> int:
-    """How many connections to the bench database are open, except `exclude` (the bench's)."""
-    import psycopg
-
-    with psycopg.connect(DB_URL, autocommit=True) as conn:
-        pids = conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            [DB_URL.rsplit("/", 1)[1]],
-        ).fetchall()
-    return len({pid for (pid,) in pids} - exclude)
 
 
 def start_workers(count: int, latency: float, *extra: str) -> list:
@@ -450,11 +442,15 @@ def worker_cost(args):
         run_together(int(os.environ.get("BENCH_WARMUP", 2 * threads)), tag=" (warm-up)")
         connection.ensure_connection()
         own = {connection.connection.info.backend_pid}
-        for _ in range(3):  # a thread the broker handed no debate yet: hand out more
-            if worker_connections(own) >= threads:
-                break
-            run_together(threads, tag=" (warm-up)")
-        sampler = BackendSampler(DB_URL.rsplit("/", 1)[1], own)
+        import psycopg
+
+        dbname = DB_URL.rsplit("/", 1)[1]
+        with psycopg.connect(DB_URL, autocommit=True) as watcher:
+            for _ in range(3):  # a thread the broker handed no debate yet: hand out more
+                if len(backend_pids(watcher, dbname, own)) >= threads:
+                    break
+                run_together(threads, tag=" (warm-up)")
+        sampler = BackendSampler(dbname, own)
         warm = len(sampler.first)
         c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
         wall, _ = run_together(args.cost_debates)
@@ -502,8 +498,9 @@ def worker_cost(args):
     for latency, counts_at in by_latency.items():
         workers = start_workers(args.worker_processes, latency, *args.worker_args)
         try:
-            # As many debates as the workers have threads first: every thread has its
-            # connection, as in workers that have been running (the graph engine warms up so).
+            # Twice as many debates as the workers have threads first: every thread has its
+            # connection and its statements prepared, as in workers that have been running
+            # (the graph engine warms up so).
             run_together(2 * args.worker_processes * threads, tag=" (warm-up)")
             for count in counts_at:
                 wall, polled = run_together(count, batch=args.submit == "batch")

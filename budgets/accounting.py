@@ -125,6 +125,12 @@ def reserve_many(
     return [held[i] for i in sorted(held)], refused[1] if refused else None
 
 
+def to_settle(reservation: Reservation, model: str) -> bool:
+    """Whether settling a call does anything: it gives back what it holds, or it counts a
+    reply (`model`)."""
+    return bool(reservation.entries or model)
+
+
 def settle_sql(
     reservation: Reservation,
     *,
@@ -137,7 +143,7 @@ def settle_sql(
     """The statement (a SELECT, to run alone or as a part of another) that gives the
     reservation back and counts what the call spent; None when there is nothing to do."""
     spender = reservation.spender
-    if not reservation.entries and not model:
+    if not to_settle(reservation, model):
         return None
     now = timezone.localtime()
     # The counters of the periods the call was reserved in (a call that ran over midnight is
@@ -167,7 +173,7 @@ def settle_many_sql(
     """The statement that settles several calls of one spender at once, with the effect of
     `settle_sql`'s one by one (`budgets_settle_many`): `items` are (reservation, model,
     tokens_in, tokens_out, cost), one a call. None when there is nothing to do."""
-    items = [item for item in items if item[0].entries or item[1]]
+    items = [item for item in items if to_settle(item[0], item[1])]
     if not items:
         return None
     spender = items[0][0].spender

@@ -32,17 +32,6 @@ class Part:
     params: Sequence[Any] = field(default_factory=tuple)
 
 
-def stored(model: type[models.Model], **values: Any) -> models.Model:
-    """A row this process has just stored, as an instance holding only `values` (its other
-    fields deferred: read from the database if asked for), as `Model.from_db` would make it
-    but without `Model.__init__` going through every field for a row that is not read back."""
-    obj = model.__new__(model)
-    obj._state = models.base.ModelState()
-    obj._state.adding, obj._state.db = False, DEFAULT_DB_ALIAS
-    obj.__dict__.update(values)
-    return obj
-
-
 # The SQL of each shape of insert (model, columns, options, rows), compiled once per process.
 _compiled: dict[tuple, str] = {}
 

@@ -10,7 +10,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils import timezone
 
 from agents import gateway, routing
@@ -426,8 +426,11 @@ class _DebateRunner:
     def _round_rows(self, number: int, name: str, rows) -> None:
         for kind, pk, value, *_ in rows:
             if kind == "r":
-                self.rounds[number] = onetrip.stored(
-                    Round, id=pk, debate_id=self.debate.pk, number=number, name=name, status=value
+                # As the ORM makes a row it read (the other fields deferred).
+                self.rounds[number] = Round.from_db(
+                    DEFAULT_DB_ALIAS,
+                    ["id", "debate_id", "number", "name", "status"],
+                    [pk, self.debate.pk, number, name, value],
                 )
 
     def _start(
@@ -630,13 +633,17 @@ class _DebateRunner:
             made.pk = ids[i]
             self.kept[request.key] = made
             if isinstance(made, Statement):
-                # What the quality scores read of its call (`quality.record_for`).
-                call = onetrip.stored(
-                    LLMCall,
-                    id=self.call_ids[request.key],
-                    tokens_in=response.tokens_in,
-                    tokens_out=response.tokens_out,
-                    cost_usd=response.cost_usd,
+                # What the quality scores read of its call (`quality.record_for`), the other
+                # fields deferred.
+                call = LLMCall.from_db(
+                    DEFAULT_DB_ALIAS,
+                    ["id", "tokens_in", "tokens_out", "cost_usd"],
+                    [
+                        self.call_ids[request.key],
+                        response.tokens_in,
+                        response.tokens_out,
+                        response.cost_usd,
+                    ],
                 )
                 Statement.call.field.set_cached_value(made, call)
                 self.statement_ids[request.key] = made.pk
