@@ -197,6 +197,17 @@ class Round(models.Model):
         return round_title(self.number, self.name)
 
 
+# References between the rows of one debate (a call's participant; a statement's round,
+# participant and call; a challenge's round, agents and call; a vote's agent and statement) have
+# no constraint in PostgreSQL (`db_constraint=False`): only the debate's runner writes them,
+# under the debate's lock, in the statement that read or got back the ids it refers to, and
+# every such row keeps its constrained foreign key to the debate. Checked by PostgreSQL, they
+# were about 60 lookups and row locks per S4 debate, a tenth of the database's work while debates
+# run (bench/debate_bench.py, README "Performance"). Deleting still cascades (Django's
+# collector), and `tests/debates/test_references.py` checks that what every protocol stores
+# refers to rows of its own debate, which the constraints did not check.
+
+
 class LLMCall(GatewayCall):
     """One call of a debate through the gateway (see `GatewayCall`); keys look like
     ``r2:utility>accuracy``."""
@@ -204,7 +215,9 @@ class LLMCall(GatewayCall):
     debate = models.ForeignKey(
         Debate, on_delete=models.CASCADE, related_name="llm_calls", db_index=False
     )  # llmcall_unique_key's index leads with it
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="llm_calls")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="llm_calls", db_constraint=False
+    )  # within its debate (see above LLMCall)
     round_number = models.PositiveSmallIntegerField()
     step = models.CharField(max_length=30)
     injection_findings = models.JSONField(
@@ -256,13 +269,22 @@ class Statement(models.Model):
 
     debate = models.ForeignKey(Debate, on_delete=models.CASCADE, related_name="statements")
     round = models.ForeignKey(
-        Round, on_delete=models.CASCADE, related_name="statements", db_index=False
-    )  # statement_one_per_participant_round's index leads with it
-    participant = models.ForeignKey(
-        Participant, on_delete=models.CASCADE, related_name="statements"
+        Round,
+        on_delete=models.CASCADE,
+        related_name="statements",
+        db_index=False,  # statement_one_per_participant_round's index leads with it
+        db_constraint=False,  # within its debate (see above LLMCall)
     )
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="statements", db_constraint=False
+    )  # within its debate (see above LLMCall)
     call = models.OneToOneField(
-        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="statement"
+        LLMCall,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="statement",
+        db_constraint=False,  # within its debate (see above LLMCall)
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     decision = models.CharField(max_length=16)
@@ -304,15 +326,26 @@ class Challenge(models.Model):
     debate = models.ForeignKey(
         Debate, on_delete=models.CASCADE, related_name="challenges", db_index=False
     )  # challenge_one_per_pair's index leads with it
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="challenges")
+    # round, challenger, challenged and call: within its debate (see above LLMCall)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="challenges", db_constraint=False
+    )
     challenger = models.ForeignKey(
-        Participant, on_delete=models.CASCADE, related_name="challenges_made"
+        Participant, on_delete=models.CASCADE, related_name="challenges_made", db_constraint=False
     )
     challenged = models.ForeignKey(
-        Participant, on_delete=models.CASCADE, related_name="challenges_received"
+        Participant,
+        on_delete=models.CASCADE,
+        related_name="challenges_received",
+        db_constraint=False,
     )
     call = models.OneToOneField(
-        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
+        LLMCall,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="challenge",
+        db_constraint=False,
     )
     stance = models.CharField(max_length=10, choices=Stance.choices, default=Stance.CHALLENGE)
     #: Seed 000: every challenge names a weak point, even when the challenger agrees with the
@@ -342,9 +375,17 @@ class Vote(models.Model):
     debate = models.ForeignKey(
         Debate, on_delete=models.CASCADE, related_name="votes", db_index=False
     )  # vote_one_per_participant's index leads with it
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="votes")
+    # participant and statement: within its debate (see above LLMCall)
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="votes", db_constraint=False
+    )
     statement = models.ForeignKey(
-        Statement, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        Statement,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_constraint=False,
     )
     decision = models.CharField(max_length=16)
     confidence = models.FloatField()
