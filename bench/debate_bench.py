@@ -450,44 +450,72 @@ def worker_cost(args):
                 if len(backend_pids(watcher, dbname, own)) >= threads:
                     break
                 run_together(threads, tag=" (warm-up)")
-        sampler = BackendSampler(dbname, own)
-        warm = len(sampler.first)
-        c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
-        wall, _ = run_together(args.cost_debates)
-        worker_cpu = tree_cpu(workers[0].pid) - c0
-        calls_cpu = sum(
-            cpu - calls0.get(tid, 0.0) for tid, cpu in calls_threads_cpu(workers[0].pid).items()
-        )
-        pg_cpu = sampler.total()
+        rounds = args.cost_rounds if args.graph_engine else 1
+        mine, engines = [], []
+        for _ in range(rounds):
+            # The service's run and the graph engine's, taken in turns (the worker idles during
+            # the graph engine's): a machine that slows down or speeds up during the bench
+            # moves both, and the ratio is of their sums.
+            sampler = BackendSampler(dbname, own)
+            warm = len(sampler.first)
+            c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
+            wall, _ = run_together(args.cost_debates)
+            worker_cpu = tree_cpu(workers[0].pid) - c0
+            calls_cpu = sum(
+                cpu - calls0.get(tid, 0.0) for tid, cpu in calls_threads_cpu(workers[0].pid).items()
+            )
+            pg_cpu = sampler.total()
+            mine.append((wall, worker_cpu, calls_cpu, pg_cpu, warm))
+            if args.graph_engine:
+                engines.append(graph_engine_cost(args.cost_debates, L, threads))
         loaded = rss_mb(workers[0].pid)
     finally:
         stop_workers(workers)
     n = args.cost_debates
-    print(
-        f"CPU per S4 debate over {n} debates at L = {L} s (one worker process, {wall:.1f} s): "
-        f"worker {worker_cpu / n * 1000:.1f} ms + PostgreSQL {pg_cpu / n * 1000:.1f} ms = "
-        f"{(worker_cpu + pg_cpu) / n * 1000:.1f} ms; worker memory {at_rest:.0f} MB at rest, "
-        f"{loaded:.0f} MB after the run; the worker's connections open before the run: "
-        f"{warm} of {threads}"
-    )
-    per_call = llm_client_cost()
-    own = (worker_cpu - calls_cpu + pg_cpu) / n * 1000
-    print(
-        f"of which the LLM calls (litellm and the offline model, on the worker's llm-calls "
-        f"threads): {calls_cpu / n * 1000:.1f} ms; the debate's own cost: worker "
-        f"{(worker_cpu - calls_cpu) / n * 1000:.1f} ms + PostgreSQL {pg_cpu / n * 1000:.1f} ms "
-        f"= {own:.1f} ms (one call through the gateway, in-process and apart: "
-        f"{per_call:.2f} ms, x 12 = {12 * per_call:.1f} ms)"
-    )
-    if args.graph_engine:
-        g = graph_engine_cost(n, L, int(app.conf.worker_concurrency or os.cpu_count()))
-        engine = g["process_ms"] + g["postgres_ms"]
+    per = 1000 / n
+    for turn, (wall, worker_cpu, calls_cpu, pg_cpu, warm) in enumerate(mine):
+        run = f" (run {turn + 1} of {rounds})" if rounds > 1 else ""
         print(
-            f"the graph engine (LangGraph, PostgreSQL checkpointer, same S4 shape and replies, "
-            f"{g['debates']} debates, same L and threads, no LLM client): process "
-            f"{g['process_ms']} ms + PostgreSQL {g['postgres_ms']} ms = {engine:.1f} ms "
-            f"(in memory: {g['in_memory_process_ms']} ms); the service's own cost is "
-            f"{own / engine:.2f} x the graph engine's"
+            f"CPU per S4 debate over {n} debates at L = {L} s{run} (one worker process, "
+            f"{wall:.1f} s): worker {worker_cpu * per:.1f} ms + PostgreSQL {pg_cpu * per:.1f} "
+            f"ms = {(worker_cpu + pg_cpu) * per:.1f} ms; of which the LLM calls (litellm and "
+            f"the offline model, on the worker's llm-calls threads): {calls_cpu * per:.1f} ms; "
+            f"the debate's own cost: worker {(worker_cpu - calls_cpu) * per:.1f} ms + "
+            f"PostgreSQL {pg_cpu * per:.1f} ms = {(worker_cpu - calls_cpu + pg_cpu) * per:.1f} "
+            f"ms; the worker's connections open before the run: {warm} of {threads}"
+        )
+        if engines:
+            g = engines[turn]
+            print(
+                f"the graph engine{run} (LangGraph, PostgreSQL checkpointer, same S4 shape and "
+                f"replies, {g['debates']} debates, same L and threads, no LLM client): process "
+                f"{g['process_ms']} ms + PostgreSQL {g['postgres_ms']} ms = "
+                f"{g['process_ms'] + g['postgres_ms']:.1f} ms (in memory: "
+                f"{g['in_memory_process_ms']} ms)"
+            )
+    print(f"worker memory {at_rest:.0f} MB at rest, {loaded:.0f} MB after the runs")
+    worker_own = sum(w - c for _, w, c, _, _ in mine) * per / len(mine)
+    pg_own = sum(p for *_, p, _ in mine) * per / len(mine)
+    own = worker_own + pg_own
+    per_call = llm_client_cost()
+    print(
+        f"the debate's own cost{' (mean of the runs)' if rounds > 1 else ''}: worker "
+        f"{worker_own:.1f} ms + PostgreSQL {pg_own:.1f} ms = {own:.1f} ms (one call through "
+        f"the gateway, in-process and apart: {per_call:.2f} ms, x 12 = {12 * per_call:.1f} ms)"
+    )
+    if engines:
+        process = sum(g["process_ms"] for g in engines) / len(engines)
+        postgres = sum(g["postgres_ms"] for g in engines) / len(engines)
+        print(
+            f"the graph engine's cost{' (mean of the runs)' if rounds > 1 else ''}: process "
+            f"{process:.1f} ms + PostgreSQL {postgres:.1f} ms = {process + postgres:.1f} ms; "
+            f"the service's own cost is {own / (process + postgres):.2f} x the graph engine's "
+            f"(each run: "
+            + ", ".join(
+                f"{(w - c + p) * per / (g['process_ms'] + g['postgres_ms']):.2f}"
+                for (_, w, c, p, _), g in zip(mine, engines, strict=True)
+            )
+            + ")"
         )
 
     by_latency: dict[float, list[int]] = {}
@@ -543,6 +571,13 @@ def main():
     )
     parser.add_argument("--cost-debates", type=int, default=200)
     parser.add_argument("--cost-latency", type=float, default=0.02)
+    parser.add_argument(
+        "--cost-rounds",
+        type=int,
+        default=3,
+        help="with --graph-engine: the service's cost run and the graph engine's, taken in "
+        "turns this many times (the ratio is of their sums)",
+    )
     parser.add_argument("--makespan", action="append", default=None, metavar="N:L")
     parser.add_argument(
         "--submit",
