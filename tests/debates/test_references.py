@@ -100,8 +100,7 @@ def test_what_each_protocol_stores_refers_to_rows_of_its_own_debate(
 ):
     # Two debates side by side, so that a reference to the other one's rows would show.
     debates = [
-        services.debate_create(query=question, protocol=protocol, enqueue=False)
-        for _ in range(2)
+        services.debate_create(query=question, protocol=protocol, enqueue=False) for _ in range(2)
     ]
     for debate in debates:
         services.debate_run(debate_id=debate.id)
