@@ -163,6 +163,11 @@ class Work:
         `advisory_lock`): for work whose statements all find their rows by key."""
         return False
 
+    def claim_returns(self, table: str) -> str:
+        """More the claim returns with the row: SQL (`, <expression> AS <name>`, where `table`
+        names the row's table), read as attributes of the row it returns."""
+        return ""
+
     def execute(self, row) -> None:
         """Run (or resume) a claimed row to its end, from what is stored."""
         raise NotImplementedError
@@ -259,21 +264,23 @@ class TransientFailure(Exception):
 def claim(work: Work, pk):
     """queued -> running, or take over a running row (its runner is gone if the caller holds
     the lock); one more attempt is counted. Returns the row as claimed (one statement: the
-    UPDATE returns it), or None when there is nothing to run, or when it was started
-    `DEBATE_MAX_ATTEMPTS` times already."""
+    UPDATE returns it, with what `work.claim_returns` adds), or None when there is nothing to
+    run, or when it was started `DEBATE_MAX_ATTEMPTS` times already."""
     opts = work.model._meta
+    table = connection.ops.quote_name(opts.db_table)
     column = {
         name: connection.ops.quote_name(opts.get_field(name).column)
         for name in ("status", "started_at", "attempts", "updated_at", "heartbeat_at")
     }
     now = timezone.now()
     rows = work.model.objects.raw(
-        f"UPDATE {connection.ops.quote_name(opts.db_table)} SET {column['status']} = %s, "
+        f"UPDATE {table} SET {column['status']} = %s, "
         f"{column['started_at']} = COALESCE({column['started_at']}, %s), "
         f"{column['attempts']} = {column['attempts']} + 1, {column['updated_at']} = %s, "
         f"{column['heartbeat_at']} = %s "
         f"WHERE {connection.ops.quote_name(opts.pk.column)} = %s "
-        f"AND {column['status']} = ANY(%s) AND {column['attempts']} < %s RETURNING *",
+        f"AND {column['status']} = ANY(%s) AND {column['attempts']} < %s "
+        f"RETURNING *{work.claim_returns(table)}",
         [
             RunStatus.RUNNING,
             now,

@@ -313,6 +313,12 @@ class DebateWork(runs.Work):
         # spending counters' keys.
         return settings.DEBATE_PREPARED_STATEMENTS
 
+    def claim_returns(self, table: str) -> str:
+        # Whether an earlier run recorded calls (its replies are read back as each step starts):
+        # a first run has none, and does not look for them.
+        calls = LLMCall._meta.db_table
+        return f", EXISTS (SELECT FROM {calls} c WHERE c.debate_id = {table}.id) AS resuming"
+
     def execute(self, row: Debate) -> None:
         _DebateRunner(row).run()
 
@@ -387,8 +393,11 @@ class _DebateRunner:
             complex_query=debate.is_complex_query,
             options=debate.options,
         )
-        # Replies stored by this run or an earlier one, learnt as each step starts (`_start`).
+        # Replies stored by this run or an earlier one, learnt as each step starts (`_start`):
+        # when the debate was claimed with calls recorded by an earlier run (`resuming`, read
+        # by the claim; a debate not claimed is taken as one).
         self.done: dict[str, dict] = {}
+        self.resuming = getattr(debate, "resuming", True)
         # Replies the defense layer flagged (screened as they are stored): the debate's review.
         self.flagged: dict[str, list] = {}
         self.rounds: dict[int, Round] = {}
@@ -444,8 +453,9 @@ class _DebateRunner:
     ) -> None:
         """In one statement: store the round if it is not yet, record the calls about to be
         made (the live view shows them as in flight), except those an earlier run stored
-        replies for: those are read back (into `done`) instead, and reserve the others against
-        the spending limits (`reserving`, in their order, as many as fit)."""
+        replies for (looked for when `resuming`): those are read back (into `done`) instead,
+        and reserve the others against the spending limits (`reserving`, in their order, as
+        many as fit)."""
         parts, selects, params = [], [], []
         if number not in self.rounds or completed:
             parts.append(self._round_part(number, name, completed=completed))
@@ -475,13 +485,16 @@ class _DebateRunner:
                 )
             )
             selects.append("SELECT 'c', id, key, NULL::jsonb, NULL::jsonb FROM c")
-            selects.append(
-                f"SELECT 'd', id, key, parsed, injection_findings FROM {table} "
-                f"WHERE debate_id = %s AND "
-                f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
-            )
-            params += [self.debate.pk, [r.key for r in requests]]
-        reserve = reserving.sql(*self._skip_done(reserving.keys)) if reserving else None
+            if self.resuming:
+                selects.append(
+                    f"SELECT 'd', id, key, parsed, injection_findings FROM {table} "
+                    f"WHERE debate_id = %s AND "
+                    f"status = '{LLMCall.Status.DONE}' AND key = ANY(%s)"
+                )
+                params += [self.debate.pk, [r.key for r in requests]]
+        reserve = None
+        if reserving:
+            reserve = reserving.sql(*self._skip_done(reserving.keys) if self.resuming else ())
         if reserve is not None:
             parts.append(onetrip.Part("h", *reserve))
             selects.append(

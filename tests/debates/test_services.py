@@ -8,6 +8,7 @@ from unittest import mock
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from agents import gateway
 from agents.models import Agent
@@ -218,6 +219,39 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
     assert _counts(debate) == FULL
     assert debate.attempts == 2
     assert debate.decision == "WARN"  # same outcome as an uninterrupted run
+
+
+def _starts(captured) -> list[str]:
+    """The statements that started steps (each reserves its calls)."""
+    return [q["sql"] for q in captured.captured_queries if "budgets_reserve_many" in q["sql"]]
+
+
+def test_only_a_resumed_run_looks_for_the_replies_an_earlier_run_stored(default_agents):
+    debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
+    dying = CountingLLM(fail_after=5, exc=WorkerDied())
+    with (
+        CaptureQueriesContext(connection) as first,
+        mock.patch.object(gateway, "acomplete", dying),
+        pytest.raises(WorkerDied),
+    ):
+        services.debate_run(debate_id=debate.id)
+    # Nothing was stored before the first run: its steps start without looking.
+    assert len(_starts(first)) == 2
+    assert not any("status = 'done'" in sql for sql in _starts(first))
+    stored = LLMCall.objects.filter(debate=debate, status="done").count()
+
+    resumed = CountingLLM()
+    with (
+        CaptureQueriesContext(connection) as again,
+        mock.patch.object(gateway, "acomplete", resumed),
+    ):
+        services.debate_run(debate_id=debate.id)
+    assert len(_starts(again)) == 3
+    assert all("status = 'done'" in sql for sql in _starts(again))
+    debate.refresh_from_db()
+    assert debate.status == Debate.Status.COMPLETED
+    assert len(resumed.calls) == 12 - stored
+    assert _counts(debate) == FULL
 
 
 def test_a_permanent_llm_failure_marks_the_debate_failed_with_a_readable_error(default_agents):
