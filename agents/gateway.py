@@ -423,7 +423,7 @@ class Settlement:
 
     @property
     def item(self) -> tuple:
-        """The call as `settle_many_parts` takes it."""
+        """The call as `settle_many_sql` takes it."""
         r = self.response
         return (self.reservation, r.model, r.tokens_in, r.tokens_out, r.cost_usd)
 
@@ -432,10 +432,9 @@ class Settlement:
         return _settlement(self.reservation, self.response)
 
     @staticmethod
-    def together(settlements: list[Settlement]) -> list[tuple[str, str, list[Any]]] | None:
-        """The parts of a statement (name, SQL, values) settling `settlements` (calls of one
-        spender), as each would alone (`budgets.accounting.settle_many_parts`)."""
-        return budget_accounting.settle_many_parts([s.item for s in settlements])
+    def together(settlements: list[Settlement]) -> tuple[str, list[Any]] | None:
+        """One statement settling `settlements` (calls of one spender), as each would alone."""
+        return budget_accounting.settle_many_sql([s.item for s in settlements])
 
 
 async def _complete(

@@ -7,9 +7,9 @@ The calls of one step are reserved together, in one statement (`reserve_many`): 
 many as fit. Settling, in one statement too (or as a part of the statement that stores the
 call's reply: `settle_sql`), gives the reservation back and adds what the call really
 spent, and adds it to the usage per day, user, token and model; calls of one spender that
-return together are settled together, by parts of the statement that stores their replies
-(`settle_many_parts`) or by one statement of their own. Two workers spending against one
-budget therefore pass it by at most what their calls in flight spend beyond their estimates.
+return together can be settled by one statement (`settle_many_sql`). Two workers spending
+against one budget therefore pass it by at most what their calls in flight spend beyond their
+estimates.
 """
 
 from __future__ import annotations
@@ -167,80 +167,12 @@ def settle_sql(
     )
 
 
-# What `budgets_settle_many` (migration 0006) does, as parts of a statement (`WITH name AS
-# (sql), ...`), so that the statement storing replies settles them with one executor for all it
-# writes (the function ran three statements of its own, each started and ended apart, a fifth
-# of the database's work while debates run). Element i of each array is call i (`paid`, one
-# row a call, `n` its place). A call's hold gives its entries back; a hold already released
-# (its worker was taken for dead), or none, gives nothing back, and the spending still counts,
-# on the counters `spent` names. A hold named twice gives back once. The parts of a statement
-# run in no set order, so each waits for the one before it (`count(*)` reads it whole): the
-# holds are deleted, then the counters upserted in (key, period) order, then the usage rows,
-# the order every statement that spends takes their locks in (no two wait for each other).
-# What the loops' `GREATEST(reserved - cost, 0)`, stored in numeric(16,8), gave back for one
-# entry: its cost rounded to 8 decimals, halves down (amounts are never negative).
-SETTLE_MANY_PARTS = [
-    (
-        "paid",
-        "SELECT * FROM unnest(%s::bigint[], %s::jsonb[], %s::numeric[], %s::bigint[], "
-        "%s::int[], %s::date[], %s::text[], %s::bigint[], %s::bigint[]) WITH ORDINALITY "
-        "AS t(held, spent, cost, tokens, calls, day, model, tokens_in, tokens_out, n)",
-    ),
-    ("paid_holds", "DELETE FROM budgets_hold WHERE id IN (SELECT held FROM paid) RETURNING id"),
-    (
-        "paid_counters",
-        """INSERT INTO budgets_counter AS c (key, period, used_cost_usd, used_tokens, used_calls,
-                                      reserved_cost_usd, reserved_tokens, reserved_calls,
-                                      updated_at)
-    SELECT e.entry->>'key', e.entry->>'period', sum(round(p.cost, 8)), sum(p.tokens),
-           sum(p.calls), 0, 0, 0, %s::timestamptz
-    FROM paid p, jsonb_array_elements(p.spent) AS e(entry)
-    WHERE (SELECT count(*) FROM paid_holds) >= 0
-    GROUP BY 1, 2
-    ORDER BY 1, 2
-    ON CONFLICT (key, period) DO UPDATE SET
-        used_cost_usd = c.used_cost_usd + EXCLUDED.used_cost_usd,
-        used_tokens = c.used_tokens + EXCLUDED.used_tokens,
-        used_calls = c.used_calls + EXCLUDED.used_calls,
-        (reserved_cost_usd, reserved_tokens, reserved_calls) = (
-            SELECT GREATEST(c.reserved_cost_usd - coalesce(sum(
-                       ceil((x.entry->>'cost')::numeric * 1e8 - 0.5) / 1e8), 0), 0),
-                   GREATEST(c.reserved_tokens - coalesce(sum((x.entry->>'tokens')::bigint), 0),
-                            0),
-                   GREATEST(c.reserved_calls - coalesce(sum((x.entry->>'calls')::int), 0), 0)
-            FROM paid q, jsonb_array_elements(q.spent) AS x(entry)
-            WHERE q.held IN (SELECT id FROM paid_holds)
-              AND q.n = (SELECT min(r.n) FROM paid r WHERE r.held = q.held)
-              AND x.entry->>'key' = c.key AND x.entry->>'period' = c.period),
-        updated_at = EXCLUDED.updated_at
-    RETURNING 1""",
-    ),
-    (
-        "paid_usage",
-        """INSERT INTO budgets_usage AS u (day, user_id, token_id, model, calls, tokens_in,
-                                    tokens_out, cost_usd)
-    SELECT p.day, %s::bigint, %s::bigint, p.model, sum(p.calls), sum(p.tokens_in),
-           sum(p.tokens_out), sum(round(p.cost, 8))
-    FROM paid p
-    WHERE p.model IS NOT NULL AND (SELECT count(*) FROM paid_counters) >= 0
-    GROUP BY p.day, p.model
-    ORDER BY p.day, p.model
-    ON CONFLICT (day, user_id, token_id, model) DO UPDATE SET
-        calls = u.calls + EXCLUDED.calls,
-        tokens_in = u.tokens_in + EXCLUDED.tokens_in,
-        tokens_out = u.tokens_out + EXCLUDED.tokens_out,
-        cost_usd = u.cost_usd + EXCLUDED.cost_usd""",
-    ),
-]
-
-
-def settle_many_parts(
+def settle_many_sql(
     items: list[tuple[Reservation, str, int, int, Decimal]],
-) -> list[tuple[str, str, list[Any]]] | None:
-    """The parts of a statement (name, SQL, values: `WITH name AS (SQL), ...`, to run as parts
-    of another or alone: `settle_many_sql`) that settle several calls of one spender at once,
-    with the effect of `settle_sql`'s one by one: `items` are (reservation, model, tokens_in,
-    tokens_out, cost), one a call. None when there is nothing to do."""
+) -> tuple[str, list[Any]] | None:
+    """The statement that settles several calls of one spender at once, with the effect of
+    `settle_sql`'s one by one (`budgets_settle_many`): `items` are (reservation, model,
+    tokens_in, tokens_out, cost), one a call. None when there is nothing to do."""
     items = [item for item in items if to_settle(item[0], item[1])]
     if not items:
         return None
@@ -251,37 +183,23 @@ def settle_many_parts(
     ):
         raise ValueError("the calls settled together share one spender")
     reservations = [reservation for reservation, *_ in items]
-    values = [
+    return (
+        "SELECT budgets_settle_many(%s::bigint[], %s::jsonb[], %s::numeric[], %s::bigint[], "
+        "%s::int[], %s, %s::date[], %s, %s, %s::text[], %s::bigint[], %s::bigint[])",
         [
             [r.hold_id for r in reservations],
             [json.dumps(r.entries) for r in reservations],
             [Decimal(str(cost)) for *_, cost in items],  # one type: psycopg dumps the list
             [tokens_in + tokens_out for _, _, tokens_in, tokens_out, _ in items],
             [1] * len(items),
+            timezone.localtime(),
             [r.at.date() for r in reservations],  # as in `settle_sql`
+            spender.user_id,
+            spender.token_id,
             [model or None for _, model, *_ in items],
             [tokens_in for _, _, tokens_in, _, _ in items],
             [tokens_out for *_, tokens_out, _ in items],
         ],
-        [],
-        [timezone.localtime()],
-        [spender.user_id, spender.token_id],
-    ]
-    return [
-        (name, sql, params) for (name, sql), params in zip(SETTLE_MANY_PARTS, values, strict=True)
-    ]
-
-
-def settle_many_sql(
-    items: list[tuple[Reservation, str, int, int, Decimal]],
-) -> tuple[str, list[Any]] | None:
-    """`settle_many_parts` as a statement of its own; None when there is nothing to do."""
-    parts = settle_many_parts(items)
-    if parts is None:
-        return None
-    return (
-        "WITH " + ", ".join(f"{name} AS ({sql})" for name, sql, _ in parts) + " SELECT 1",
-        [value for *_, params in parts for value in params],
     )
 
 

@@ -624,8 +624,9 @@ class _DebateRunner:
         select = " UNION ALL ".join(selects)
         settled = [paid for _, _, paid in answered if paid is not None]
         if paid := gateway.Settlement.together(settled):
-            # The settling's parts write, so they run whether the select reads them or not.
-            parts.extend(onetrip.Part(name, sql, params) for name, sql, params in paid)
+            # A SELECT part runs only when read: the final select reads it.
+            parts.append(onetrip.Part("paid", *paid))
+            select = f"SELECT made.* FROM ({select}) made CROSS JOIN paid"
         completed_at = timezone.now()
         if closes_round:
             parts.append(

@@ -1,5 +1,4 @@
-"""The set-based reserving and settling functions (migration 0006), and the settling as parts
-of the statement storing replies (`accounting.SETTLE_MANY_PARTS`), against the loops they
+"""The set-based reserving and settling functions (migration 0006) against the loops they
 replace (0002's `budgets_settle`, 0005's `budgets_reserve_many`, kept here under other names):
 the same rows returned and the same counters, holds and usage after random sequences of
 steps; refusals named alike; no deadlock when two connections spend against the same counters
@@ -75,9 +74,6 @@ class Sequence:
 
     seed: int
     prefix: str
-    # Calls settled together by the parts of a statement (`accounting.SETTLE_MANY_PARTS`, as
-    # the statements storing replies run them) instead of `budgets_settle_many`.
-    parts: bool = False
     log: list = field(default_factory=list)
     holds: dict = field(default_factory=dict)  # hold id -> (step, call index)
     entries: dict = field(default_factory=dict)  # (step, call index) -> its entries
@@ -171,8 +167,6 @@ class Sequence:
             if self.prefix:
                 for call in together:
                     self._settle_one(cursor, call, at, user, token)
-            elif together and self.parts:
-                self._settle_parts(cursor, together, at, user, token)
             elif together:
                 cursor.execute(
                     "SELECT budgets_settle_many(%s::bigint[], %s::jsonb[], %s::numeric[], "
@@ -238,30 +232,6 @@ class Sequence:
             ],
         )
 
-    def _settle_parts(self, cursor, together, at, user, token):
-        values = [
-            [
-                [c["held"] for c in together],
-                [json.dumps(c["spent"]) for c in together],
-                [c["cost"] for c in together],
-                [c["tokens_in"] + c["tokens_out"] for c in together],
-                [c["calls"] for c in together],
-                [c["day"] for c in together],
-                [c["model"] for c in together],
-                [c["tokens_in"] for c in together],
-                [c["tokens_out"] for c in together],
-            ],
-            [],
-            [at],
-            [user, token],
-        ]
-        cursor.execute(
-            "WITH "
-            + ", ".join(f"{name} AS ({sql})" for name, sql in accounting.SETTLE_MANY_PARTS)
-            + " SELECT 1",
-            [value for params in values for value in params],
-        )
-
     def release(self, rng, step, at):
         with connection.cursor() as cursor:
             cursor.execute(
@@ -287,10 +257,10 @@ class Sequence:
         return counters, holds, usage
 
 
-def _played(seed: int, prefix: str, *, parts: bool = False):
+def _played(seed: int, prefix: str):
     """The sequence played from the state it starts in, which is then put back."""
     with transaction.atomic():
-        played = Sequence(seed, prefix, parts).play()
+        played = Sequence(seed, prefix).play()
         transaction.set_rollback(True)
     return played
 
@@ -303,7 +273,6 @@ def test_random_sequences_end_as_they_did_with_the_loops(old_functions):
         new_log, new_state = _played(seed, "")
         assert new_log == old_log, f"seed {seed}"
         assert new_state == old_state, f"seed {seed}"
-        assert _played(seed, "", parts=True) == (new_log, new_state), f"seed {seed} (parts)"
         for entry in new_log:
             if entry[0] == "reserve":
                 seen["reserved"] += sum(1 for row in entry[1] if row[1])

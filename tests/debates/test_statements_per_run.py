@@ -62,7 +62,7 @@ def test_an_s4_run_takes_at_most_24_statements_whatever_the_outcome_and_the_repl
             s.startswith('WITH r AS (INSERT INTO "debates_round"') for s in starts
         )
         # The calls that returned together are settled together, by the statement storing them.
-        assert all(s.count("INSERT INTO budgets_usage") == 1 for s in stores)
+        assert all(s.count("budgets_settle_many(") == 1 for s in stores)
         assert not any("budgets_settle(" in s for s in statements)
     assert max(counts) <= 24, f"statements per run: {counts}"
     # A step's calls sleep the same latency, so replies come back together and are stored so
