@@ -455,7 +455,7 @@ def worker_cost(args):
         for _ in range(rounds):
             # The service's run and the graph engine's, taken in turns (the worker idles during
             # the graph engine's): a machine that slows down or speeds up during the bench
-            # moves both, and the ratio is of their sums.
+            # moves both, and the ratio is of their means.
             sampler = BackendSampler(dbname, own)
             warm = len(sampler.first)
             c0, calls0 = tree_cpu(workers[0].pid), calls_threads_cpu(workers[0].pid)
@@ -473,6 +473,8 @@ def worker_cost(args):
         stop_workers(workers)
     n = args.cost_debates
     per = 1000 / n
+    # Each run's own cost (ms a debate): the worker without the LLM calls, and PostgreSQL.
+    owns = [((w - c) * per, p * per) for _, w, c, p, _ in mine]
     for turn, (wall, worker_cpu, calls_cpu, pg_cpu, warm) in enumerate(mine):
         run = f" (run {turn + 1} of {rounds})" if rounds > 1 else ""
         print(
@@ -480,9 +482,9 @@ def worker_cost(args):
             f"{wall:.1f} s): worker {worker_cpu * per:.1f} ms + PostgreSQL {pg_cpu * per:.1f} "
             f"ms = {(worker_cpu + pg_cpu) * per:.1f} ms; of which the LLM calls (litellm and "
             f"the offline model, on the worker's llm-calls threads): {calls_cpu * per:.1f} ms; "
-            f"the debate's own cost: worker {(worker_cpu - calls_cpu) * per:.1f} ms + "
-            f"PostgreSQL {pg_cpu * per:.1f} ms = {(worker_cpu - calls_cpu + pg_cpu) * per:.1f} "
-            f"ms; the worker's connections open before the run: {warm} of {threads}"
+            f"the debate's own cost: worker {owns[turn][0]:.1f} ms + PostgreSQL "
+            f"{owns[turn][1]:.1f} ms = {sum(owns[turn]):.1f} ms; the worker's connections open "
+            f"before the run: {warm} of {threads}"
         )
         if engines:
             g = engines[turn]
@@ -494,8 +496,8 @@ def worker_cost(args):
                 f"{g['in_memory_process_ms']} ms)"
             )
     print(f"worker memory {at_rest:.0f} MB at rest, {loaded:.0f} MB after the runs")
-    worker_own = sum(w - c for _, w, c, _, _ in mine) * per / len(mine)
-    pg_own = sum(p for *_, p, _ in mine) * per / len(mine)
+    worker_own = sum(w for w, _ in owns) / len(owns)
+    pg_own = sum(p for _, p in owns) / len(owns)
     own = worker_own + pg_own
     per_call = llm_client_cost()
     print(
@@ -512,8 +514,8 @@ def worker_cost(args):
             f"the service's own cost is {own / (process + postgres):.2f} x the graph engine's "
             f"(each run: "
             + ", ".join(
-                f"{(w - c + p) * per / (g['process_ms'] + g['postgres_ms']):.2f}"
-                for (_, w, c, p, _), g in zip(mine, engines, strict=True)
+                f"{sum(own_run) / (g['process_ms'] + g['postgres_ms']):.2f}"
+                for own_run, g in zip(owns, engines, strict=True)
             )
             + ")"
         )
@@ -576,7 +578,7 @@ def main():
         type=int,
         default=3,
         help="with --graph-engine: the service's cost run and the graph engine's, taken in "
-        "turns this many times (the ratio is of their sums)",
+        "turns this many times (the ratio is of their means)",
     )
     parser.add_argument("--makespan", action="append", default=None, metavar="N:L")
     parser.add_argument(
