@@ -15,12 +15,27 @@ from functools import lru_cache, partial
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, models
 from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models.constants import OnConflict
 from django.db.models.sql import InsertQuery
 from django.db.models.sql.compiler import SQLInsertCompiler
 from psycopg._queries import PostgresQuery, _query2pg_nocache
+
+
+class Refused(Exception):
+    """A statement stopped by its `refuse_unless` check: none of its parts' writes were kept."""
+
+
+# The SQLSTATE `onetrip_refuse` raises (migration 0018).
+REFUSED = "OT001"
+
+
+def refuse_unless(condition: str, message: str) -> tuple[str, list[Any]]:
+    """An SQL expression for a statement's final select (with its params): true when
+    `condition` (SQL, which may read the parts) holds; otherwise it stops the statement, none
+    of its writes are kept, and `execute` raises `Refused(message)`."""
+    return f"(CASE WHEN {condition} THEN true ELSE onetrip_refuse(%s::text) END)", [message]
 
 
 @dataclass(frozen=True)
@@ -181,7 +196,8 @@ class _Cursor(ServerBindingCursor):
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
     """Run `parts` as one statement ending in `select` (with `params`; it may read the parts'
     RETURNING rows by name, and sees the tables as they were before the statement); returns
-    its rows. Every part runs, whether `select` reads it or not."""
+    its rows. Every part runs, whether `select` reads it or not; a `refuse_unless` check that
+    fails raises `Refused`, and then none of them has written anything."""
     sql = select
     if parts:
         sql = "WITH " + ", ".join(f"{p.name} AS ({p.sql})" for p in parts) + " " + select
@@ -196,6 +212,11 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
             raw.prepare_threshold = 0
         try:
             cursor.execute(sql, params)
+        except DatabaseError as exc:
+            cause = exc.__cause__
+            if getattr(cause, "sqlstate", None) == REFUSED:
+                raise Refused(cause.diag.message_primary) from exc
+            raise
         finally:
             raw.prepare_threshold = threshold
         return cursor.fetchall()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ from debates.protocols.base import (
     ParticipantSpec,
     Results,
 )
+from debates.quality import stored_rows
 from debates.reviewing.items import (
     failure_items_close_for_rerun,
     opens_plainly,
@@ -314,10 +316,20 @@ class DebateWork(runs.Work):
         return settings.DEBATE_PREPARED_STATEMENTS
 
     def claim_returns(self, table: str) -> str:
-        # Whether an earlier run recorded calls (its replies are read back as each step starts):
-        # a first run has none, and does not look for them.
-        calls = LLMCall._meta.db_table
-        return f", EXISTS (SELECT FROM {calls} c WHERE c.debate_id = {table}.id) AS resuming"
+        # With the row, what its runner starts from: whether an earlier run recorded calls
+        # (their replies are then read back as each step starts; a first run has none and
+        # does not look for them), its participants (`_participants`), and every reason its
+        # review items were ever raised for (`opens_plainly`: the debate's finish opens its
+        # outcome item in its own statement when none was raised before).
+        calls, participants = LLMCall._meta.db_table, Participant._meta.db_table
+        items = ReviewItem._meta.db_table
+        return (
+            f", EXISTS (SELECT FROM {calls} c WHERE c.debate_id = {table}.id) AS resuming"
+            f", (SELECT json_agg(p ORDER BY p.position) FROM {participants} p "
+            f"WHERE p.debate_id = {table}.id) AS participant_rows"
+            f", ARRAY(SELECT r FROM {items} i, unnest(array_append(i.reasons, i.reason)) r "
+            f"WHERE i.debate_id = {table}.id) AS raised_before"
+        )
 
     def execute(self, row: Debate) -> None:
         _DebateRunner(row).run()
@@ -379,13 +391,32 @@ def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None
     return runs.fail(DEBATES, debate_id, error=error, only_after_attempts=only_after_attempts)
 
 
+def _participants(debate: Debate) -> list[Participant]:
+    """The debate's participants in position order: as its claim returned them (JSON rows,
+    read as the ORM reads its columns), or read when it was not claimed."""
+    rows = getattr(debate, "participant_rows", None)
+    if rows is None:
+        return list(debate.participants.all())
+    fields = Participant._meta.concrete_fields
+    found = []
+    for row in rows:
+        p = Participant.from_db(
+            DEFAULT_DB_ALIAS,
+            [f.attname for f in fields],
+            [f.to_python(row[f.column]) for f in fields],
+        )
+        Participant.debate.field.set_cached_value(p, debate)
+        found.append(p)
+    return found
+
+
 class _DebateRunner:
     """Drives a protocol's steps: concurrent calls per step, each result stored as it returns
     (with the results that returned with it)."""
 
     def __init__(self, debate: Debate):
         self.debate = debate
-        self.participants = {p.slug: p for p in debate.participants.all()}
+        self.participants = {p.slug: p for p in _participants(debate)}
         specs = [participant_spec(p) for p in self.participants.values()]
         self.protocol = get_protocol(debate.protocol)(
             query=debate.query,
@@ -731,11 +762,11 @@ class _DebateRunner:
         return []
 
     def _finish(self, outcome: Outcome) -> None:
-        """In one transaction of two statements: the final round, the votes and the totals
-        (reading the reasons the debate's review items were ever raised for), then the decision
-        with its baselines and quality scores (computed from the replies this run holds, or
-        read back when an earlier run stored some) and, when the outcome needs a human, its
-        review item and the item's `created` event."""
+        """In one statement: the final round (stored completed), the votes, the decision with
+        its totals, baselines and quality scores (computed from the replies this run holds, or
+        read back when an earlier run stored some), and, when the outcome needs a human, its
+        review item and the item's `created` event; none of it is kept unless the debate was
+        still running."""
         debate = self.debate
         if outcome.decision.decision not in self.protocol.decisions:
             raise RuntimeError(
@@ -751,54 +782,67 @@ class _DebateRunner:
                 for key, found in sorted(self.flagged.items())
             ]
         flags = outcome_flags(metadata, debate.injection_findings)
-        with transaction.atomic():
-            number, name = outcome.final_round_number, outcome.final_round_name
-            keys = [v.statement_key for v in outcome.votes if v.statement_key]
-            statements = {k: self.statement_ids[k] for k in keys if k in self.statement_ids}
-            if missing := [k for k in keys if k not in statements]:  # stored by an earlier run
-                statements.update(
-                    Statement.objects.filter(debate=debate, call__key__in=missing).values_list(
-                        "call__key", "id"
-                    )
+        number, name = outcome.final_round_number, outcome.final_round_name
+        keys = [v.statement_key for v in outcome.votes if v.statement_key]
+        statements = {k: self.statement_ids[k] for k in keys if k in self.statement_ids}
+        if missing := [k for k in keys if k not in statements]:  # stored by an earlier run
+            statements.update(
+                Statement.objects.filter(debate=debate, call__key__in=missing).values_list(
+                    "call__key", "id"
                 )
-            # The final round (stored completed), the votes and the totals: one statement.
-            parts = []
-            rnd = self.rounds.get(number)
-            if rnd is None or rnd.status != Round.Status.COMPLETED:
-                parts.append(self._round_part(number, name, completed=True))
-            votes = [
-                Vote(
-                    debate=debate,
-                    participant=self.participants[v.participant],
-                    statement_id=statements.get(v.statement_key),
-                    decision=v.decision,
-                    confidence=v.confidence,
-                    risk=v.risk,
-                    reasoning=v.reasoning,
+            )
+        votes = [
+            Vote(
+                debate=debate,
+                participant=self.participants[v.participant],
+                statement_id=statements.get(v.statement_key),
+                decision=v.decision,
+                confidence=v.confidence,
+                risk=v.risk,
+                reasoning=v.reasoning,
+            )
+            for v in outcome.votes
+        ]
+        rows = self._finished_rows(votes)
+        if rows is None:  # an earlier run stored some replies: its statements read back
+            stored, _, challenges = stored_rows(debate.pk)
+            rows = stored, votes, challenges
+        # What no debate would have decided, and the quality scores, stored with the decision.
+        _, evaluated = finished_fields(debate, outcome.decision.decision, rows=rows)
+        raised_before = getattr(debate, "raised_before", None)
+        if raised_before is None:  # not claimed: read
+            raised_before = [
+                r
+                for reason, reasons in ReviewItem.objects.filter(debate=debate).values_list(
+                    "reason", "reasons"
                 )
-                for v in outcome.votes
+                for r in (*(reasons or ()), reason)
             ]
-            if votes:
-                parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
-            calls, items = LLMCall._meta.db_table, ReviewItem._meta.db_table
-            [(*totals, raised_before)] = onetrip.execute(
-                parts,
-                "SELECT COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), "
-                f"COALESCE(SUM(cost_usd), 0), (SELECT array_agg(r) FROM {items} i, "
-                f"unnest(array_append(i.reasons, i.reason)) r WHERE i.debate_id = %s) "
-                f"FROM {calls} WHERE debate_id = %s",
-                [debate.pk, debate.pk],
+        plain = opens_plainly(raised_before)
+        now = timezone.now()
+        parts = []
+        rnd = self.rounds.get(number)
+        if rnd is None or rnd.status != Round.Status.COMPLETED:
+            parts.append(self._round_part(number, name, completed=True))
+        if votes:
+            parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
+        items = outcome_item_parts(debate.pk, flags, at=now) if plain else []
+        parts += items
+        calls = LLMCall._meta.db_table
+        total = f"(SELECT COALESCE(SUM({{}}), 0) FROM {calls} WHERE debate_id = %s)"
+        raw = {
+            # Every call the debate made, stored before this statement (which sees them).
+            "tokens_in": (total.format("tokens_in"), [debate.pk]),
+            "tokens_out": (total.format("tokens_out"), [debate.pk]),
+            "cost_usd": (total.format("cost_usd"), [debate.pk]),
+        }
+        if items:
+            raw["review_status"] = (
+                "CASE WHEN EXISTS (SELECT 1 FROM ri) THEN %s ELSE review_status END",
+                [Debate.ReviewStatus.PENDING],
             )
-            totals = dict(zip(("tokens_in", "tokens_out", "cost"), totals, strict=True))
-            # What no debate would have decided, and the quality scores, stored with the decision.
-            _, evaluated = finished_fields(
-                debate, outcome.decision.decision, rows=self._finished_rows(votes)
-            )
-            now = timezone.now()
-            plain = opens_plainly(raised_before)
-            parts = outcome_item_parts(debate.pk, flags, at=now) if plain else []
-            pending = Debate.ReviewStatus.PENDING
-            finish = onetrip.update(
+        parts.append(
+            onetrip.update(
                 "d",
                 Debate,
                 debate.pk,
@@ -809,47 +853,44 @@ class _DebateRunner:
                     "reasoning": outcome.decision.reasoning,
                     "metadata": metadata,
                     "consensus_type": outcome.decision.consensus_type,
-                    "tokens_in": totals["tokens_in"],
-                    "tokens_out": totals["tokens_out"],
-                    "cost_usd": totals["cost"],
                     "completed_at": now,
                     "updated_at": now,
                     "error": "",
                 },
-                raw=(
-                    {
-                        "review_status": (
-                            "CASE WHEN EXISTS (SELECT 1 FROM ri) THEN %s ELSE review_status END",
-                            [pending],
-                        )
-                    }
-                    if parts
-                    else {}
-                ),
+                raw=raw,
                 where=("status = %s", [Debate.Status.RUNNING]),
                 returning="id",
             )
-            item_ids = "(SELECT array_agg(id) FROM ri)" if parts else "NULL::bigint[]"
-            [(finished, opened)] = onetrip.execute(
-                [*parts, finish], f"SELECT (SELECT count(*) FROM d), {item_ids}"
-            )
-            if not finished:
-                raise RuntimeError("the debate stopped running while it was being completed")
+        )
+        still_running, refused = onetrip.refuse_unless(
+            "EXISTS (SELECT FROM d)", "the debate stopped running while it was being completed"
+        )
+        item_ids = "(SELECT array_agg(id) FROM ri)" if items else "NULL::bigint[]"
+        # An outcome item raised before (a debate run again) is joined or skipped by
+        # `review_items_for_debate`, in the transaction that completes the debate; inside a
+        # caller's transaction, a savepoint keeps it usable when the statement fails (the run
+        # then fails the debate in it).
+        joins = bool(flags) and not plain
+        with transaction.atomic() if joins or connection.in_atomic_block else nullcontext():
+            try:
+                [(_, opened)] = onetrip.execute(
+                    parts, f"SELECT {still_running}, {item_ids}", refused
+                )
+            except onetrip.Refused as exc:
+                raise RuntimeError(str(exc)) from None
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
-            if opened:
-                debate.review_status = pending
-                logger.info(
-                    "debate %s: review item #%s (%s)",
-                    debate.pk,
-                    opened[0],
-                    ", ".join(f.reason for f in flags),
-                )
-            elif flags and not plain:  # an outcome item was raised before: join or skip it
+            if joins:
                 review_items_for_debate(debate=debate, completed=debate)
-            if debate.callback_url:
-                webhooks.notify_debate_event(
-                    debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED
-                )
+        if opened:
+            debate.review_status = Debate.ReviewStatus.PENDING
+            logger.info(
+                "debate %s: review item #%s (%s)",
+                debate.pk,
+                opened[0],
+                ", ".join(f.reason for f in flags),
+            )
+        if debate.callback_url:
+            webhooks.notify_debate_event(debate_id=debate.id, event=webhooks.Event.DEBATE_COMPLETED)
 
     def _finished_rows(self, votes: list[Vote]):
         """What the baselines and quality scores are computed from, as `finished_fields` reads

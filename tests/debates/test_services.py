@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 
 from agents import gateway
 from agents.models import Agent
-from debates import selectors, services
+from debates import runs, selectors, services
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
+from reviews.models import ReviewItem
 
 
 class CountingLLM:
@@ -219,6 +220,52 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
     assert _counts(debate) == FULL
     assert debate.attempts == 2
     assert debate.decision == "WARN"  # same outcome as an uninterrupted run
+    # Finished from the replies read back with those made now: the same totals, baselines
+    # and quality scores as a debate run whole.
+    whole = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
+    services.debate_run(debate_id=whole.id)
+    whole.refresh_from_db()
+    finished = ("tokens_in", "tokens_out", "cost_usd", "baselines", "quality", "metadata")
+    assert [getattr(debate, f) for f in finished] == [getattr(whole, f) for f in finished]
+    assert debate.baselines and debate.quality
+    assert debate.review_status == whole.review_status == Debate.ReviewStatus.PENDING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_finish_refused_because_the_debate_stopped_running_keeps_none_of_it(default_agents):
+    # A split vote: its finish would store the final round, the votes, the decision and a
+    # review item, in one statement, on condition that the debate is still running.
+    debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
+    computed = services.finished_fields
+
+    def stopped_meanwhile(*args, **kwargs):
+        Debate.objects.filter(id=debate.id).update(status=Debate.Status.FAILED, error="stopped")
+        return computed(*args, **kwargs)
+
+    with mock.patch.object(services, "finished_fields", side_effect=stopped_meanwhile):
+        ran = services.debate_run(debate_id=debate.id)
+    debate.refresh_from_db()
+    assert ran.status == debate.status == Debate.Status.FAILED
+    assert (debate.error, debate.decision, debate.completed_at) == ("stopped", "", None)
+    assert not Vote.objects.filter(debate=debate).exists()
+    assert not Round.objects.filter(debate=debate, number=4).exists()
+    assert not ReviewItem.objects.filter(debate=debate).exclude(reason="debate_failed").exists()
+    assert debate.review_status == Debate.ReviewStatus.NONE
+    # Every reply stored before stays.
+    assert LLMCall.objects.filter(debate=debate, status="done").count() == 12
+
+
+def test_the_claim_returns_the_participants_as_the_orm_reads_them(default_agents):
+    debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
+    row = runs.claim(services.DEBATES, debate.id)
+    fields = [f.attname for f in Participant._meta.concrete_fields]
+
+    def read(participants):
+        return [[(getattr(p, f), type(getattr(p, f))) for f in fields] for p in participants]
+
+    claimed = services._participants(row)
+    assert read(claimed) == read(Participant.objects.filter(debate=debate).order_by("position"))
+    assert all(p.debate is row for p in claimed)  # no query to reach the debate
 
 
 def _starts(captured) -> list[str]:
