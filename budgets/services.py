@@ -79,57 +79,57 @@ def _limit_rows(user_id, token_id) -> dict[str, SpendingLimit]:
     return {row.scope: row for row in SpendingLimit.objects.filter(where)}
 
 
-def _charge_and_limit_rows(subject: str, user_id) -> tuple[Charge | None, dict]:
-    """A run's charge and the limit rows of who pays for it (the charge's user and token,
-    or `user_id` when there is no charge) and of the installation, in one query."""
-    charge_fields = [f for f in Charge._meta.concrete_fields]
-    limit_fields = [f for f in SpendingLimit._meta.concrete_fields]
+# What a run's spender is built from, as JSON numbers can not carry them exactly: amounts as
+# text, read back with their field's `to_python`.
+_CHARGE_VALUES = ("user_id", "token_id", "max_calls", "max_tokens_per_call", "max_cost_usd")
+_LIMIT_VALUES = ("scope", "daily_cost_usd", "monthly_cost_usd", "daily_tokens", "monthly_tokens")
+
+
+def spender_sql(subject: str, user: str) -> str:
+    """An SQL expression (one JSON value) holding what `spender_for` builds a run's spender
+    from: its charge, and the limit rows of who pays for it (the charge's user and token, or
+    `user` when there is no charge) and of the installation. `subject` and `user` are SQL
+    expressions; a statement that takes the run can return it (`spender_for(found=...)`)."""
     qn = connection.ops.quote_name
-    columns = [f"ch.{qn(f.column)}" for f in charge_fields] + [
-        f"l.{qn(f.column)}" for f in limit_fields
-    ]
-    sql = (
-        f"SELECT {', '.join(columns)} FROM (VALUES (1)) AS one (x) "
-        f"LEFT JOIN {qn(Charge._meta.db_table)} ch ON ch.subject = %s "
-        f"LEFT JOIN {qn(SpendingLimit._meta.db_table)} l ON l.scope = %s "
-        "OR (l.scope = %s AND l.user_id = CASE WHEN ch.id IS NULL THEN %s ELSE ch.user_id END) "
-        "OR (l.scope = %s AND l.token_id = ch.token_id)"
+
+    def values(alias: str, model, names) -> str:
+        columns = []
+        for name in names:
+            f = model._meta.get_field(name)
+            column = f"{alias}.{qn(f.column)}"
+            columns.append(f"{column}::text" if f.get_internal_type() == "DecimalField" else column)
+        return f"json_build_array({', '.join(columns)})"
+
+    scope = SpendingLimit.Scope
+    return (
+        "(SELECT json_build_array("
+        f"CASE WHEN ch.id IS NULL THEN NULL ELSE {values('ch', Charge, _CHARGE_VALUES)} END, "
+        f"COALESCE(json_agg({values('l', SpendingLimit, _LIMIT_VALUES)}) "
+        "FILTER (WHERE l.id IS NOT NULL), '[]')) "
+        f"FROM (VALUES (1)) AS one (x) "
+        f"LEFT JOIN {qn(Charge._meta.db_table)} ch ON ch.subject = {subject} "
+        f"LEFT JOIN {qn(SpendingLimit._meta.db_table)} l ON l.scope = '{scope.INSTALLATION}' "
+        f"OR (l.scope = '{scope.USER}' AND l.user_id = "
+        f"CASE WHEN ch.id IS NULL THEN {user} ELSE ch.user_id END) "
+        f"OR (l.scope = '{scope.TOKEN}' AND l.token_id = ch.token_id) "
+        "GROUP BY ch.id)"
     )
-    params = [
-        subject,
-        SpendingLimit.Scope.INSTALLATION,
-        SpendingLimit.Scope.USER,
-        user_id,
-        SpendingLimit.Scope.TOKEN,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
-    charge, rows = None, {}
-    split = len(charge_fields)
-    for row in found:
-        if row[0] is not None and charge is None:
-            charge = Charge.from_db(
-                connection.alias, [f.attname for f in charge_fields], _read(charge_fields, row)
-            )
-        if row[split] is not None:
-            limit = SpendingLimit.from_db(
-                connection.alias,
-                [f.attname for f in limit_fields],
-                _read(limit_fields, row[split:]),
-            )
-            rows[limit.scope] = limit
+
+
+def _charge_and_limit_rows(found) -> tuple[dict[str, Any] | None, dict[str, SpendingLimit]]:
+    """`spender_sql`'s value read: the charge's values (None: no charge) and the limit rows
+    by scope (unsaved, with the limits only)."""
+    charge_row, limit_rows = found
+
+    def read(model, names, row) -> dict[str, Any]:
+        return {n: model._meta.get_field(n).to_python(v) for n, v in zip(names, row, strict=True)}
+
+    charge = None if charge_row is None else read(Charge, _CHARGE_VALUES, charge_row)
+    rows = {}
+    for row in limit_rows:
+        limit = SpendingLimit(**read(SpendingLimit, _LIMIT_VALUES, row))
+        rows[limit.scope] = limit
     return charge, rows
-
-
-def _read(fields, values) -> list:
-    """Column values as the ORM reads them (its converters, as a query would apply them)."""
-    read = []
-    for f, value in zip(fields, values, strict=False):
-        for convert in f.get_db_converters(connection) + connection.ops.get_db_converters(f):
-            value = convert(value, f, connection)
-        read.append(value)
-    return read
 
 
 def _allowances_of(user_id, token_id, rows: dict[str, SpendingLimit]) -> list[Allowance]:
@@ -170,14 +170,19 @@ def charges_open(*, subjects: list[str], user=None, token=None) -> list[Charge]:
     )
 
 
-def spender_for(*, subject: str, user_id=None) -> Spender:
+def spender_for(*, subject: str, user_id=None, found=None) -> Spender:
     """The spender a run reserves against: its charge (or, for one created before budgets
-    existed, `user_id` and the settings), the account limits now in force. One query."""
-    charge, rows = _charge_and_limit_rows(subject, user_id)
+    existed, `user_id` and the settings), the account limits now in force. One query, none
+    when `found` holds what `spender_sql` returned for it."""
+    if found is None:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {spender_sql('%s', '%s')}", [subject, user_id])
+            [found] = cursor.fetchone()
+    charge, rows = _charge_and_limit_rows(found)
     if charge is not None:
-        user_id, token_id = charge.user_id, charge.token_id
-        max_calls, max_tokens = charge.max_calls, charge.max_tokens_per_call
-        max_cost = charge.max_cost_usd
+        user_id, token_id = charge["user_id"], charge["token_id"]
+        max_calls, max_tokens = charge["max_calls"], charge["max_tokens_per_call"]
+        max_cost = charge["max_cost_usd"]
     else:
         token_id = None
         max_calls = settings.BUDGET_DEBATE_MAX_CALLS

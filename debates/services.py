@@ -320,15 +320,18 @@ class DebateWork(runs.Work):
         # (their replies are then read back as each step starts; a first run has none and
         # does not look for them), its participants (`_participants`), and every reason its
         # review items were ever raised for (`opens_plainly`: the debate's finish opens its
-        # outcome item in its own statement when none was raised before).
+        # outcome item in its own statement when none was raised before), and what its
+        # spender is made of (`budgets.spender_sql`).
         calls, participants = LLMCall._meta.db_table, Participant._meta.db_table
         items = ReviewItem._meta.db_table
+        spender = budgets.spender_sql(f"'debate:' || {table}.id", f"{table}.created_by_id")
         return (
             f", EXISTS (SELECT FROM {calls} c WHERE c.debate_id = {table}.id) AS resuming"
             f", (SELECT json_agg(p ORDER BY p.position) FROM {participants} p "
             f"WHERE p.debate_id = {table}.id) AS participant_rows"
             f", ARRAY(SELECT r FROM {items} i, unnest(array_append(i.reasons, i.reason)) r "
             f"WHERE i.debate_id = {table}.id) AS raised_before"
+            f", {spender} AS spender_found"
         )
 
     def execute(self, row: Debate) -> None:
@@ -438,7 +441,9 @@ class _DebateRunner:
         self.kept: dict[str, Statement | Challenge] = {}
         self.heartbeat = runs.Heartbeat(Debate, debate.pk)
         self.spender = budgets.spender_for(
-            subject=f"debate:{debate.pk}", user_id=debate.created_by_id
+            subject=f"debate:{debate.pk}",
+            user_id=debate.created_by_id,
+            found=getattr(debate, "spender_found", None),  # returned by the claim
         )
 
     def run(self) -> None:
