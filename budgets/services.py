@@ -157,7 +157,13 @@ def charge_open(*, subject: str, user=None, token=None) -> Charge:
 
 def charges_open(*, subjects: list[str], user=None, token=None) -> list[Charge]:
     """`charge_open` for several debates at once: one insert."""
-    return Charge.objects.bulk_create(
+    return Charge.objects.bulk_create(charges_for(subjects=subjects, user=user, token=token))
+
+
+def charges_for(*, subjects: list[str], user=None, token=None) -> list[Charge]:
+    """The charges `charges_open` stores (not saved: for a caller that stores them in a
+    statement of its own, with what they are charged for)."""
+    return [
         Charge(
             subject=subject,
             user=user if getattr(user, "pk", None) else None,
@@ -167,7 +173,7 @@ def charges_open(*, subjects: list[str], user=None, token=None) -> list[Charge]:
             max_cost_usd=settings.BUDGET_DEBATE_MAX_COST_USD,
         )
         for subject in subjects
-    )
+    ]
 
 
 def spender_for(*, subject: str, user_id=None, found=None) -> Spender:

@@ -7,7 +7,7 @@ from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
+from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 
 from agents import gateway
@@ -137,6 +137,32 @@ def test_task_is_enqueued_by_id_only_after_commit(
         for callback in callbacks:
             callback()
     delay.assert_called_once_with(str(debate.id))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_debate_is_stored_whole_or_not_at_all_and_only_then_enqueued(default_agents):
+    # The debate, its participants and its charge are one statement: a charge the database
+    # refuses (a subject longer than its column) leaves nothing, and nothing is enqueued.
+    from budgets.models import Charge
+
+    refused = [Charge(subject="x" * 81)]
+    with (
+        mock.patch("debates.tasks.run_debate.delay") as delay,
+        mock.patch.object(services.budgets, "charges_for", return_value=refused),
+        pytest.raises(DataError),
+    ):
+        services.debate_create(query="Is it raining?")
+    delay.assert_not_called()
+    assert not Debate.objects.exists() and not Participant.objects.exists()
+
+    with mock.patch("debates.tasks.run_debate.delay") as delay:
+        debate = services.debate_create(query="Is it raining?")
+    delay.assert_called_once_with(str(debate.id))  # at once: no transaction to wait for
+    stored = Debate.objects.get(id=debate.id)
+    assert (stored.created_at, stored.status) == (debate.created_at, debate.status)
+    assert not debate._state.adding
+    assert Participant.objects.filter(debate=debate).count() == 3
+    assert Charge.objects.filter(subject=f"debate:{debate.id}").exists()
 
 
 def test_prompt_injection_is_recorded_on_the_debate(default_agents):
