@@ -234,3 +234,61 @@ def test_a_long_statement_is_parsed_once_per_shape_as_psycopg_parses_it():
     ours.convert(select, params)
     theirs.convert(select, params)
     assert (ours.query, ours.params, ours.types) == (theirs.query, theirs.params, theirs.types)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_statement_refused_by_its_check_keeps_none_of_its_writes(settings, prepared):
+    # Two writes (to two rows) and a check that reads one of them: when the check fails,
+    # neither write is kept (the statement is undone whole, with no transaction block), and
+    # the message says why; when it holds, both are.
+    from django.db import connection
+
+    from agents.models import Agent
+
+    settings.DEBATE_PREPARED_STATEMENTS = prepared
+    one, other = (
+        Agent.objects.create(name=name, slug=name.lower(), role="safety", system_prompt="x")
+        for name in ("One", "Other")
+    )
+
+    def statement(expected_name: str):
+        renamed = onetrip.update("a", Agent, one.pk, {"name": "Renamed"}, returning="name")
+        asked = onetrip.update("b", Agent, other.pk, {"guiding_question": "Asked?"})
+        check, params = onetrip.refuse_unless(
+            "(SELECT name FROM a) = %s", "the agent was not renamed as asked"
+        )
+        return onetrip.execute([renamed, asked], f"SELECT {check}", [expected_name, *params])
+
+    def stored():
+        one.refresh_from_db()
+        other.refresh_from_db()
+        return one.name, other.guiding_question
+
+    before = stored()
+    with pytest.raises(onetrip.Refused, match="the agent was not renamed as asked"):
+        statement("Something else")
+    assert connection.connection.info.transaction_status == 0  # idle: nothing left open
+    assert stored() == before
+
+    assert statement("Renamed") == [(True,)]
+    assert stored() == ("Renamed", "Asked?")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_refusing_function_comes_and_goes_with_its_migration():
+    from django.core.management import call_command
+    from django.db import connection
+
+    def exists() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT to_regprocedure('onetrip_refuse(text)') IS NOT NULL")
+            return cursor.fetchone()[0]
+
+    assert exists()
+    try:
+        call_command("migrate", "debates", "0017", verbosity=0)
+        assert not exists()
+    finally:
+        call_command("migrate", "debates", verbosity=0)
+    assert exists()
