@@ -116,7 +116,7 @@ def spender_sql(subject: str, user: str) -> str:
     )
 
 
-def _charge_and_limit_rows(found) -> tuple[dict[str, Any] | None, dict[str, SpendingLimit]]:
+def _read_found(found) -> tuple[dict[str, Any] | None, dict[str, SpendingLimit]]:
     """`spender_sql`'s value read: the charge's values (None: no charge) and the limit rows
     by scope (unsaved, with the limits only)."""
     charge_row, limit_rows = found
@@ -184,7 +184,7 @@ def spender_for(*, subject: str, user_id=None, found=None) -> Spender:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT {spender_sql('%s', '%s')}", [subject, user_id])
             [found] = cursor.fetchone()
-    charge, rows = _charge_and_limit_rows(found)
+    charge, rows = _read_found(found)
     if charge is not None:
         user_id, token_id = charge["user_id"], charge["token_id"]
         max_calls, max_tokens = charge["max_calls"], charge["max_tokens_per_call"]

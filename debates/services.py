@@ -333,7 +333,7 @@ class DebateWork(runs.Work):
         spender = budgets.spender_sql(f"'debate:' || {table}.id", f"{table}.created_by_id")
         return (
             f", EXISTS (SELECT FROM {calls} c WHERE c.debate_id = {table}.id) AS resuming"
-            f", (SELECT json_agg(p ORDER BY p.position) FROM {participants} p "
+            f", (SELECT COALESCE(json_agg(p ORDER BY p.position), '[]') FROM {participants} p "
             f"WHERE p.debate_id = {table}.id) AS participant_rows"
             f", ARRAY(SELECT r FROM {items} i, unnest(array_append(i.reasons, i.reason)) r "
             f"WHERE i.debate_id = {table}.id) AS raised_before"
@@ -401,14 +401,11 @@ def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None
 
 
 def _participants(debate: Debate) -> list[Participant]:
-    """The debate's participants in position order: as its claim returned them (JSON rows,
-    read as the ORM reads its columns), or read when it was not claimed."""
-    rows = getattr(debate, "participant_rows", None)
-    if rows is None:
-        return list(debate.participants.all())
+    """The debate's participants in position order, as its claim returned them (JSON rows,
+    read as the ORM reads its columns)."""
     fields = Participant._meta.concrete_fields
     found = []
-    for row in rows:
+    for row in debate.participant_rows:
         p = Participant.from_db(
             DEFAULT_DB_ALIAS,
             [f.attname for f in fields],
@@ -424,6 +421,7 @@ class _DebateRunner:
     (with the results that returned with it)."""
 
     def __init__(self, debate: Debate):
+        """`debate` as `DebateWork`'s claim returned it (with what `claim_returns` adds)."""
         self.debate = debate
         self.participants = {p.slug: p for p in _participants(debate)}
         specs = [participant_spec(p) for p in self.participants.values()]
@@ -435,9 +433,9 @@ class _DebateRunner:
         )
         # Replies stored by this run or an earlier one, learnt as each step starts (`_start`):
         # when the debate was claimed with calls recorded by an earlier run (`resuming`, read
-        # by the claim; a debate not claimed is taken as one).
+        # by the claim).
         self.done: dict[str, dict] = {}
-        self.resuming = getattr(debate, "resuming", True)
+        self.resuming = debate.resuming
         # Replies the defense layer flagged (screened as they are stored): the debate's review.
         self.flagged: dict[str, list] = {}
         self.rounds: dict[int, Round] = {}
@@ -449,7 +447,7 @@ class _DebateRunner:
         self.spender = budgets.spender_for(
             subject=f"debate:{debate.pk}",
             user_id=debate.created_by_id,
-            found=getattr(debate, "spender_found", None),  # returned by the claim
+            found=debate.spender_found,
         )
 
     def run(self) -> None:
@@ -820,16 +818,7 @@ class _DebateRunner:
             rows = stored, votes, challenges
         # What no debate would have decided, and the quality scores, stored with the decision.
         _, evaluated = finished_fields(debate, outcome.decision.decision, rows=rows)
-        raised_before = getattr(debate, "raised_before", None)
-        if raised_before is None:  # not claimed: read
-            raised_before = [
-                r
-                for reason, reasons in ReviewItem.objects.filter(debate=debate).values_list(
-                    "reason", "reasons"
-                )
-                for r in (*(reasons or ()), reason)
-            ]
-        plain = opens_plainly(raised_before)
+        plain = opens_plainly(debate.raised_before)  # returned by the claim
         now = timezone.now()
         parts = []
         rnd = self.rounds.get(number)
