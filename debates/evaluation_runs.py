@@ -1,12 +1,16 @@
 """Evaluation runs: a labelled question set asked through the real debate path, and the report.
 
-Writes (`run_start`, `item_ask`, `run_mark`) and reads (`run_progress`, `run_results`,
+Writes (`run_start`, `item_ask`, `run_resend`, `run_mark`) and reads (`run_progress`, `run_results`,
 `run_report`) of `EvaluationRun` / `EvaluationItem`. Each question is asked by creating a
 debate through `services.debate_create` (enqueued for a Celery worker, stored as any other);
 the pure `debates.protocols.question_sets` parses the set and computes the figures.
 
 An item is asked once: `item_ask` takes the item under a row lock and only while it has no
 debate, so a resumed run, or two `evaluate` commands on the same run, never ask it twice.
+A debate stored just before an interruption may have missed its message (stored, then the
+command stopped before it was sent): `run_resend` sends the run's queued debates again when it
+is resumed, which is harmless for those that had theirs (the first run wins, the other finds
+the debate taken or done).
 """
 
 from __future__ import annotations
@@ -126,6 +130,19 @@ def item_ask(*, item_id: int, created_by=None) -> Debate | None:
         item.asked_at = timezone.now()
         item.save(update_fields=["debate", "asked_at"])
     return debate
+
+
+def run_resend(run: EvaluationRun) -> int:
+    """Send the run's queued debates to the workers again (one query, then one message each);
+    how many were sent."""
+    queued = list(
+        EvaluationItem.objects.filter(run=run, debate__status=Debate.Status.QUEUED)
+        .order_by("line")
+        .values_list("debate_id", flat=True)
+    )
+    for debate_id in queued:
+        services.DEBATES.enqueue(str(debate_id))
+    return len(queued)
 
 
 def run_mark(*, run: EvaluationRun, status: str, elapsed: float, report: dict | None = None):

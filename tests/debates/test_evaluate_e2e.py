@@ -215,6 +215,68 @@ def test_an_interrupted_run_resumes_without_asking_any_question_twice(
     assert Debate.objects.count() == 6
 
 
+def test_a_debate_stored_but_never_sent_before_an_interruption_is_sent_on_resume(
+    celery_worker_process, default_agents, tmp_path, monkeypatch
+):
+    """Ctrl-C between storing a question's debate and sending it (or a process killed there)
+    leaves a queued debate no worker will hear of: resuming sends it again."""
+    from debates.tasks import run_debate
+
+    path = write_set(tmp_path / "two.jsonl", SMALL[:2])
+    sent = []
+
+    def interrupted(pk):
+        sent.append(pk)
+        raise KeyboardInterrupt  # stored, not sent
+
+    monkeypatch.setattr(run_debate, "delay", interrupted)
+    args = ["--set", str(path), "--max-in-flight", "1", "--out", str(tmp_path), "--no-progress"]
+    with pytest.raises(CommandError, match="Interrupted with 0 of 2 questions answered"):
+        call_command("evaluate", *args, stdout=io.StringIO())
+    (lost,) = Debate.objects.all()
+    assert sent == [str(lost.id)] and lost.status == Debate.Status.QUEUED
+    monkeypatch.undo()
+
+    out = io.StringIO()
+    call_command("evaluate", *args, "--stall-timeout", "60", stdout=out)
+    assert "Sent 1 queued debate(s) to the workers again." in out.getvalue()
+    run = EvaluationRun.objects.get()
+    assert run.status == EvaluationRun.Status.COMPLETED
+    assert Debate.objects.count() == 2
+    assert set(Debate.objects.values_list("status", flat=True)) == {Debate.Status.COMPLETED}
+
+
+def test_ctrl_c_while_a_question_is_asked_waits_until_its_debate_is_sent(
+    celery_worker_process, default_agents, tmp_path, monkeypatch
+):
+    from debates.tasks import run_debate
+
+    path = write_set(tmp_path / "two.jsonl", SMALL[:2])
+    send = run_debate.delay
+
+    def ctrl_c_then_send(pk):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives between storing and sending
+        return send(pk)
+
+    monkeypatch.setattr(run_debate, "delay", ctrl_c_then_send)
+    with pytest.raises(CommandError, match="Interrupted with 0 of 2 questions answered"):
+        call_command(
+            "evaluate",
+            "--set",
+            str(path),
+            "--max-in-flight",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+            stdout=io.StringIO(),
+        )
+    assert EvaluationRun.objects.get().status == EvaluationRun.Status.INTERRUPTED
+    (asked,) = Debate.objects.all()
+    # Its message went out: the worker runs it though the command stopped.
+    wait_for(lambda: Debate.objects.get(pk=asked.pk).status == Debate.Status.COMPLETED, timeout=60)
+
+
 def test_without_a_worker_it_says_so_stores_nothing_and_can_start_one(default_agents, tmp_path):
     path = write_set(tmp_path / "two.jsonl", SMALL[:2])
     env = command_env(CELERY_BROKER_URL=quiet_broker())

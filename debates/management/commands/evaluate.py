@@ -6,7 +6,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
@@ -28,6 +31,23 @@ NO_WORKER = (
 
 def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{field}: {' '.join(errs)}" for field, errs in exc.message_dict.items())
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) while a question is asked, and raise it once the ask is over: its
+    debate is then stored and sent to the workers, or neither. Only the main thread can."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def _workers() -> list:
@@ -213,6 +233,10 @@ class Command(BaseCommand):
         if run.status != EvaluationRun.Status.COMPLETED:
             run.status = EvaluationRun.Status.RUNNING
             run.save(update_fields=["status"])
+        # A debate stored as the last session stopped may never have been sent.
+        resent = runs.run_resend(run)
+        if resent:
+            self.stdout.write(f"Sent {resent} queued debate(s) to the workers again.")
 
     # --- asking ------------------------------------------------------------------------------
 
@@ -231,7 +255,8 @@ class Command(BaseCommand):
             room = opts["max_in_flight"] - progress.in_flight
             for item_id in progress.pending_ids[: max(room, 0)]:
                 try:
-                    runs.item_ask(item_id=item_id, created_by=user)
+                    with _ctrl_c_held():
+                        runs.item_ask(item_id=item_id, created_by=user)
                 except ValidationError as exc:
                     raise CommandError(f"A question was refused: {_errors(exc)}") from exc
             if time.monotonic() - last_change > opts["stall_timeout"]:
