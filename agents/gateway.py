@@ -261,6 +261,10 @@ def _cost(litellm, response, model: str, deployment: routing.Deployment | None =
         return price_in * int(getattr(usage, "prompt_tokens", 0) or 0) + price_out * int(
             getattr(usage, "completion_tokens", 0) or 0
         )
+    # litellm prices every reply as it builds it: take that figure rather than price it again.
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if hidden.get("response_cost") is not None:
+        return Decimal(str(hidden["response_cost"]))
     try:
         return Decimal(str(litellm.completion_cost(completion_response=response) or 0))
     except Exception:  # noqa: BLE001 - a model missing from the cost map costs "unknown" = 0

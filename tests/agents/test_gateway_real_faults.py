@@ -174,3 +174,35 @@ def test_a_held_reply_stays_in_flight_until_released(fake_openai):
     caller.join(timeout=10)
 
     assert [a.content for a in answers] == [ANSWER]
+
+
+def test_a_priced_model_costs_what_litellm_priced_it_at_without_pricing_it_twice(
+    monkeypatch, settings
+):
+    import litellm
+
+    from tests.support.fake_openai import FakeOpenAI
+
+    priced_again = []
+    price = litellm.completion_cost
+
+    def counted(*args, **kwargs):
+        priced_again.append(kwargs)
+        return price(*args, **kwargs)
+
+    monkeypatch.setattr(litellm, "completion_cost", counted)
+    with FakeOpenAI(model_name="gpt-4o-mini") as server:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        settings.DEBATE_ALLOWED_MODELS = [*settings.DEBATE_ALLOWED_MODELS, server.model]
+        response = ask(server)
+
+    entry = litellm.model_cost["gpt-4o-mini"]
+    expected = (
+        response.tokens_in * entry["input_cost_per_token"]
+        + response.tokens_out * entry["output_cost_per_token"]
+    )
+    assert response.tokens_in > 0 and response.tokens_out > 0
+    assert float(response.cost_usd) == pytest.approx(expected, rel=1e-9)
+    assert priced_again == []  # the figure litellm put on the reply, not a second pricing
