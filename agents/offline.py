@@ -42,6 +42,8 @@ class OfflineDebateModel(CustomLLM):
             completion_tokens=completion_tokens,
             total_tokens=prompt_tokens + completion_tokens,
         )
+        # It costs nothing: say so, and litellm does not look it up in its cost map.
+        model_response._hidden_params["response_cost"] = 0.0
         return model_response
 
     def completion(self, model, messages, *args, **kwargs):

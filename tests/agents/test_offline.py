@@ -199,3 +199,22 @@ def test_offline_model_answers_through_the_gateway_at_no_cost(settings):
     assert response.tokens_out > 0
     assert response.cost_usd == 0
     assert response.attempts == 1
+
+
+def test_offline_replies_carry_their_cost_so_litellm_does_not_look_it_up(settings, monkeypatch):
+    import litellm
+    from litellm import cost_calculator
+
+    settings.DEBATE_OFFLINE_LATENCY = 0
+    gateway.load()
+    looked_up = []
+    monkeypatch.setattr(
+        cost_calculator, "completion_cost", lambda *a, **k: looked_up.append(k) or 0.0
+    )
+    protocol = S4Protocol(query=CAPITAL, participants=SHIPPED_AGENTS)
+    call = next(protocol.run()).calls[0]
+
+    response = litellm.completion(model=OFFLINE_MODEL, messages=list(call.messages))
+
+    assert response._hidden_params["response_cost"] == 0.0
+    assert looked_up == []
