@@ -100,8 +100,11 @@ def test_every_main_page_fits_phone_and_laptop_widths(
         page.click("button[type=submit]")
         page.wait_for_url(f"{live_server.url}/debates/")
         for url in urls:
-            page.goto(f"{live_server.url}{url}")
-            page.wait_for_load_state("networkidle")
+            page.goto(f"{live_server.url}{url}")  # waits for "load": styles, scripts, images
+            # Every page is drawn by then (charts from data in the page; a live page's first
+            # poll comes later and, for a debate that does not run, changes nothing); fonts
+            # may still swap in, so wait for them (not for 500 ms of network quiet, per page).
+            page.evaluate("document.fonts.ready.then(() => true)")
             found = page.evaluate(MEASURE)
             if found["overflow"] > 0 or found["overlaps"]:
                 problems[f"{width} {url}"] = found
