@@ -35,19 +35,21 @@ def _errors(exc: ValidationError) -> str:
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) while a question is asked, and raise it once the ask is over: its
-    debate is then stored and sent to the workers, or neither. Only the main thread can."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    """Hold Ctrl-C (SIGINT) while a question is asked, and deliver it once the ask is over (to
+    the handler there was: a KeyboardInterrupt by default): the question's debate is then
+    stored and sent to the workers, or neither. Only the main thread can hold a signal."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # a handler not set from Python cannot be put back: leave it alone
         return
     received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
     if received:
-        raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)
 
 
 def _workers() -> list:
