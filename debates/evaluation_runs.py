@@ -1,9 +1,9 @@
 """Evaluation runs: a labelled question set asked through the real debate path, and the report.
 
-Writes (`run_start`, `item_ask`, `run_resend`, `run_mark`) and reads (`run_progress`, `run_results`,
-`run_report`) of `EvaluationRun` / `EvaluationItem`. Each question is asked by creating a
-debate through `services.debate_create` (enqueued for a Celery worker, stored as any other);
-the pure `debates.protocols.question_sets` parses the set and computes the figures.
+Writes (`run_start`, `item_ask`, `run_resend`, `run_mark`) and reads (`run_progress`,
+`run_results`, `run_report`) of `EvaluationRun` / `EvaluationItem`. Each question is asked by
+creating a debate through `services.debate_create` (enqueued for a Celery worker, stored as any
+other); the pure `debates.protocols.question_sets` parses the set and computes the figures.
 
 An item is asked once: `item_ask` takes the item under a row lock and only while it has no
 debate, so a resumed run, or two `evaluate` commands on the same run, never ask it twice.
