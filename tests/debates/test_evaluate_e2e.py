@@ -56,6 +56,11 @@ def command_env(**extra) -> dict[str, str]:
     }
 
 
+def one_at_a_time(path: Path, out: Path) -> list[str]:
+    """`evaluate`'s arguments for asking the set at `path` one question at a time."""
+    return ["--set", str(path), "--max-in-flight", "1", "--out", str(out), "--no-progress"]
+
+
 def quiet_broker() -> str:
     """A Redis database no worker listens on: the tests' own, shifted by 8."""
     parts = urlsplit(settings.REDIS_URL)
@@ -154,18 +159,7 @@ def test_an_interrupted_run_resumes_without_asking_any_question_twice(
 ):
     path = write_set(tmp_path / "six.jsonl", SMALL + MORE)
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "evaluate",
-            "--set",
-            str(path),
-            "--max-in-flight",
-            "1",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-        ],
+        [sys.executable, "manage.py", "evaluate", *one_at_a_time(path, tmp_path)],
         cwd=ROOT,
         env=command_env(),
         stdout=subprocess.PIPE,
@@ -230,7 +224,7 @@ def test_a_debate_stored_but_never_sent_before_an_interruption_is_sent_on_resume
         raise KeyboardInterrupt  # stored, not sent
 
     monkeypatch.setattr(run_debate, "delay", interrupted)
-    args = ["--set", str(path), "--max-in-flight", "1", "--out", str(tmp_path), "--no-progress"]
+    args = one_at_a_time(path, tmp_path)
     with pytest.raises(CommandError, match="Interrupted with 0 of 2 questions answered"):
         call_command("evaluate", *args, stdout=io.StringIO())
     (lost,) = Debate.objects.all()
@@ -260,17 +254,7 @@ def test_ctrl_c_while_a_question_is_asked_waits_until_its_debate_is_sent(
 
     monkeypatch.setattr(run_debate, "delay", ctrl_c_then_send)
     with pytest.raises(CommandError, match="Interrupted with 0 of 2 questions answered"):
-        call_command(
-            "evaluate",
-            "--set",
-            str(path),
-            "--max-in-flight",
-            "1",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-            stdout=io.StringIO(),
-        )
+        call_command("evaluate", *one_at_a_time(path, tmp_path), stdout=io.StringIO())
     assert EvaluationRun.objects.get().status == EvaluationRun.Status.INTERRUPTED
     (asked,) = Debate.objects.all()
     # Its message went out: the worker runs it though the command stopped.
