@@ -19,7 +19,7 @@ Public API:
 * :func:`parse_decision_label` - clean and validate a label (:func:`clean_label`).
 
 The fields protocols' replies share (texts, lists, 0..1 confidences, flags) are read by
-`debates.protocols.parsing`.
+`protocols.parsing`.
 
 This module is pure Python and does not import Django.
 """

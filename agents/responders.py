@@ -3,7 +3,7 @@ responders (`register`), and `reply_to` hands a prompt to the one for its step.
 
 The contract between a prompt and its responder is two machine-readable lines every protocol
 writes: ``STEP: <step>`` opens the user message and ``Your role: <role>.`` is in the system
-message (`debates.protocols.prompting.system_message`); the question is the delimited
+message (`protocols.prompting.system_message`); the question is the delimited
 ``<user_query>`` block. A responder reads anything else it needs with the line formats its
 protocol wrote the prompt with.
 

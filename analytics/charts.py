@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from analytics import selectors
 from analytics.selectors import Filters
 from debates.charts import GROUPS, ChartSpec, Series, decision_group
-from debates.protocols import PROTOCOLS
+from protocols import PROTOCOLS
 
 #: Decisions in the order a reader scans them: go, caution, stop, in each protocol's terms.
 DECISION_ORDER = [d for members in GROUPS.values() for d in members]

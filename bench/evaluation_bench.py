@@ -43,7 +43,7 @@ def seed(n: int) -> None:
     from django.utils import timezone
 
     from debates.models import Debate, Participant, Vote
-    from debates.protocols import evaluation
+    from protocols import evaluation
 
     Debate.objects.all().delete()
     now = timezone.now()

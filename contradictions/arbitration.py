@@ -38,7 +38,7 @@ from contradictions.detection import (
     slot_pairs,
 )
 from contradictions.periods import parse_period
-from debates.protocols.prompting import clipped, one_line
+from protocols.prompting import clipped, one_line
 
 STEP = "arbitration"
 BOTH_VALID = "both_valid"

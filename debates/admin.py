@@ -18,7 +18,7 @@ from debates.models import (
     Vote,
     WebhookDelivery,
 )
-from debates.protocols import PROTOCOLS
+from protocols import PROTOCOLS
 
 
 class ReadOnlyInline(admin.TabularInline):

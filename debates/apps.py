@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 def agent_protocol_names() -> list[str]:
     """The protocols an agent can take part in: every registered one but a selector (auto)."""
-    from debates.protocols import PROTOCOLS
+    from protocols import PROTOCOLS
 
     return [name for name, cls in PROTOCOLS.items() if not getattr(cls, "is_selector", False)]
 
@@ -17,9 +17,9 @@ class DebatesConfig(AppConfig):
         debates as durable work for the sweeper, and the protocols agents may take part in."""
         from agents import services as agent_services
         from debates import runs
-        from debates.protocols import register_offline_responders
         from debates.reviewing.subject import DEBATE
         from debates.services import DEBATES
+        from protocols import register_offline_responders
         from reviews import subjects
 
         subjects.register(DEBATE)

@@ -1,5 +1,5 @@
 """Baselines of finished debates, stored on the debate (`Debate.baselines` and the fields beside
-it): reads the stored rows, hands them to the pure `debates.protocols.evaluation`, writes back.
+it): reads the stored rows, hands them to the pure `protocols.evaluation`, writes back.
 
 Called when a debate finishes (`services`), and by `manage.py backfill_baselines` / the data
 migration for debates finished before it existed.
@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from debates.models import Debate, Statement, Vote
-from debates.protocols import evaluation, quality
 from debates.quality import record_for, stored_rows
+from protocols import evaluation, quality
 
 #: Statement kinds that are an agent's own position (not a moderator's or a synthesis).
 POSITION_KINDS = (

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from debates.protocols.moderated import rules as moderated_rules
-from debates.protocols.round_robin import rules as round_robin_rules
+from protocols.moderated import rules as moderated_rules
+from protocols.round_robin import rules as round_robin_rules
 
 #: Statement kinds that state an agent's own position (a moderator's leaning and a refiner's
 #: synthesis are charted apart, or not at all).

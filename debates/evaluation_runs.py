@@ -3,7 +3,7 @@
 Writes (`run_start`, `item_ask`, `run_resend`, `run_mark`) and reads (`run_progress`,
 `run_results`, `run_report`) of `EvaluationRun` / `EvaluationItem`. Each question is asked by
 creating a debate through `services.debate_create` (enqueued for a Celery worker, stored as any
-other); the pure `debates.protocols.question_sets` parses the set and computes the figures.
+other); the pure `protocols.question_sets` parses the set and computes the figures.
 
 An item is asked once: `item_ask` takes the item under a row lock and only while it has no
 debate, so a resumed run, or two `evaluate` commands on the same run, never ask it twice.
@@ -24,10 +24,10 @@ from django.utils import timezone
 
 from agents import routing
 from agents.gateway import is_offline_model
-from debates import defense, services
+from debates import services
 from debates.models import Debate, EvaluationItem, EvaluationRun, LLMCall
-from debates.protocols import OptionError, ProtocolError, effective_options, get_protocol
-from debates.protocols import question_sets as qs
+from protocols import OptionError, ProtocolError, defense, effective_options, get_protocol
+from protocols import question_sets as qs
 
 FINISHED = (Debate.Status.COMPLETED, Debate.Status.FAILED)
 

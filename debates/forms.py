@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agents import routing
-from debates.protocols import PROTOCOLS, OptionError, effective_options
+from protocols import PROTOCOLS, OptionError, effective_options
 
 
 def option_field_name(protocol: str, option: str) -> str:

@@ -3,7 +3,7 @@
 A finished debate whose review was resolved is a labelled example: its verdict is the
 reviewer's override if one was set, else the upheld decision. `ground_truth_report` reads the
 debates finished in a time range (two queries, whatever their number, at most `MAX_DEBATES`
-of the newest) and hands them to the pure `debates.protocols.evaluation.ground_truth_figures`.
+of the newest) and hands them to the pure `protocols.evaluation.ground_truth_figures`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from debates.models import Debate, Participant
-from debates.protocols import evaluation
+from protocols import evaluation
 
 MAX_DEBATES = 10_000
 

@@ -16,8 +16,8 @@ from decimal import Decimal
 from agents import routing
 from debates.charts import debate_charts
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
-from debates.protocols import PROTOCOLS, presentation_for
-from debates.protocols.presentation import Detail, Fact, Presentation, joined, number
+from protocols import PROTOCOLS, presentation_for
+from protocols.presentation import Detail, Fact, Presentation, joined, number
 
 __all__ = [
     "DebateSoFar",

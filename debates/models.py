@@ -7,8 +7,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, NullIf, Upper
 
 from agents.models import GatewayCall
-from debates.protocols.presentation import round_title
 from debates.runs import DurableRun, RunStatus
+from protocols.presentation import round_title
 from reviews.models import ReviewStatus
 
 
@@ -55,7 +55,7 @@ class Debate(DurableRun):
     consensus_type = models.CharField(max_length=20, blank=True)  # indexed with created_at
 
     # What no debate would have decided, and what the debate changed (`debates.baselines`,
-    # computed by the pure `debates.protocols.evaluation` when the debate finishes).
+    # computed by the pure `protocols.evaluation` when the debate finishes).
     rules_version = models.CharField(
         max_length=16, blank=True, help_text="Version of the decision rules that decided it."
     )
@@ -74,7 +74,7 @@ class Debate(DurableRun):
     quality = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Seed 003's quality scores (debates.protocols.quality), 0..1 each.",
+        help_text="Seed 003's quality scores (protocols.quality), 0..1 each.",
     )
 
     # Defense layer findings, recorded before the debate runs.

@@ -1,5 +1,5 @@
 """Seed 003's quality scores of finished debates (`Debate.quality`) and the figures over many:
-reads the stored rows, hands them to the pure `debates.protocols.quality`, writes back.
+reads the stored rows, hands them to the pure `protocols.quality`, writes back.
 
 Called when a debate finishes (`services`), by `manage.py backfill_baselines` for debates
 finished before, and by the staff API (`quality_report`).
@@ -14,7 +14,7 @@ from typing import Any
 
 from debates.ground_truth import finished_in_range
 from debates.models import Challenge, Debate, Statement, Vote
-from debates.protocols import quality as pure
+from protocols import quality as pure
 
 MAX_DEBATES = 10_000
 

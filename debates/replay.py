@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debates.models import Debate, Vote
-from debates.protocols import evaluation
+from protocols import evaluation
 
 
 @dataclass(frozen=True)

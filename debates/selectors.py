@@ -21,8 +21,8 @@ from debates.models import (
     Vote,
     effective_decision_expression,
 )
-from debates.protocols import presentation_for
 from debates.quality import quality_view
+from protocols import presentation_for
 
 
 def debate_detail_queryset() -> QuerySet[Debate]:

@@ -17,23 +17,9 @@ from django.utils import timezone
 from agents import gateway, routing
 from agents.models import Agent
 from budgets import services as budgets
-from debates import defense, onetrip, runs, webhooks
+from debates import onetrip, runs, webhooks
 from debates.baselines import finished_fields
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
-from debates.protocols import (
-    OptionError,
-    ProtocolError,
-    effective_options,
-    get_protocol,
-    resolve_protocol,
-)
-from debates.protocols.base import (
-    CallRequest,
-    ChallengeReply,
-    Outcome,
-    ParticipantSpec,
-    Results,
-)
 from debates.quality import stored_rows
 from debates.reviewing.items import (
     failure_items_close_for_rerun,
@@ -42,6 +28,21 @@ from debates.reviewing.items import (
     outcome_item_parts,
     review_item_for_failure,
     review_items_for_debate,
+)
+from protocols import (
+    OptionError,
+    ProtocolError,
+    defense,
+    effective_options,
+    get_protocol,
+    resolve_protocol,
+)
+from protocols.base import (
+    CallRequest,
+    ChallengeReply,
+    Outcome,
+    ParticipantSpec,
+    Results,
 )
 from reviews.models import ReviewItem
 

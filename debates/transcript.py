@@ -8,10 +8,10 @@ from agents import routing
 from agents.gateway import OFFLINE_NOTICE
 from debates.baselines import baseline_lines
 from debates.models import Debate
-from debates.protocols import presentation_for
-from debates.protocols.presentation import WIDTH, percent
-from debates.protocols.presentation import wrap as _wrap
 from debates.quality import quality_lines
+from protocols import presentation_for
+from protocols.presentation import WIDTH, percent
+from protocols.presentation import wrap as _wrap
 
 
 def render_text(debate: Debate) -> str:

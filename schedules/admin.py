@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 
 from agents.models import Agent
 from debates.forms import option_field, option_field_name
-from debates.protocols import PROTOCOLS, OptionError, effective_options
+from protocols import PROTOCOLS, OptionError, effective_options
 from schedules import beat_admin, selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
 from schedules.timing import describe

@@ -13,9 +13,9 @@ from django.utils import timezone
 from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
 
 import audit
-from debates import defense
 from debates.models import Debate
 from debates.services import debate_create
+from protocols import defense
 from schedules.models import MAX_QUESTIONS, DebateSchedule, ScheduleRun
 from schedules.timing import Timing
 

@@ -184,8 +184,8 @@ SPECTACULAR_SETTINGS = {
         "ReviewItemStatusEnum": "reviews.models.ReviewItem.Status",
         "ReviewReasonEnum": "reviews.models.ReviewItem.Reason",
         "ReviewQueueStatusEnum": "reviews.api.serializers.QUEUE_STATUSES",
-        "OutcomeChangeEnum": "debates.protocols.evaluation.CHANGES",
-        "VerdictEffectEnum": "debates.protocols.evaluation.EFFECTS",
+        "OutcomeChangeEnum": "protocols.evaluation.CHANGES",
+        "VerdictEffectEnum": "protocols.evaluation.EFFECTS",
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.

@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
 from debates.ground_truth import MAX_DEBATES, ground_truth_report
-from debates.protocols import PROTOCOLS
 from debates.quality import quality_report
 from debates.replay import replay_rules
+from protocols import PROTOCOLS
 
 
 class IsStaff(permissions.BasePermission):

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import UNAUTHENTICATED
-from debates.protocols import PROTOCOLS, protocol_catalog
+from protocols import PROTOCOLS, protocol_catalog
 
 OPTION_TYPES = ["int", "float", "str", "bool"]
 

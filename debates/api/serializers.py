@@ -21,16 +21,16 @@ from api.fields import (
 from api.links import row_links
 from debates import selectors, webhooks
 from debates.baselines import baselines_view
-from debates.defense import MAX_QUERY_LENGTH
 from debates.models import Debate, WebhookDelivery
-from debates.protocols import (
+from debates.quality import quality_view
+from protocols import (
     PROTOCOLS,
     OptionError,
     effective_options,
     evaluation,
     resolve_protocol,
 )
-from debates.quality import quality_view
+from protocols.defense import MAX_QUERY_LENGTH
 
 PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})

@@ -34,7 +34,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='debate',
             name='quality',
-            field=models.JSONField(blank=True, default=dict, help_text="Seed 003's quality scores (debates.protocols.quality), 0..1 each."),
+            field=models.JSONField(blank=True, default=dict, help_text="Seed 003's quality scores (protocols.quality), 0..1 each."),
         ),
         migrations.CreateModel(
             name='EvaluationItem',

@@ -13,8 +13,8 @@ from django.utils.safestring import SafeString
 
 from debates.live import label_models
 from debates.models import Debate, LLMCall, Statement
-from debates.protocols import ProtocolError, get_protocol
-from debates.protocols.presentation import round_title
+from protocols import ProtocolError, get_protocol
+from protocols.presentation import round_title
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Which of a completed debate's outcomes need a human. Plain Python: no ORM, no settings.
 
 `flags_for(metadata, injection_findings)` reads a completed debate's decision metadata (what
-`debates.protocols.s4.rules.decide` and the protocol recorded) and returns one
+`protocols.s4.rules.decide` and the protocol recorded) and returns one
 `reviews.triage.Flag` per reason to review (the reasons, their labels and priorities are in
 `reviews.triage`).
 Protocols raise reasons of their own through the metadata key ``review_reasons``: a list of

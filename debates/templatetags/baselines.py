@@ -4,8 +4,8 @@ confidence on the one scale pages use (0-100 %)."""
 from django import template
 
 from debates.baselines import baselines_view
-from debates.protocols import presentation
 from debates.quality import quality_rows
+from protocols import presentation
 
 register = template.Library()
 

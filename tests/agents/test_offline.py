@@ -10,9 +10,9 @@ import pytest
 from agents import gateway
 from agents.defaults import S4_AGENTS
 from agents.offline import reply_to
-from debates.defense import is_complex_query
-from debates.protocols.base import CallRequest, ParticipantSpec
-from debates.protocols.s4 import S4Protocol
+from protocols.base import CallRequest, ParticipantSpec
+from protocols.defense import is_complex_query
+from protocols.s4 import S4Protocol
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
 OFFLINE_MODEL = "offline/heuristic-demo"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from debates.models import Debate
-from debates.protocols import PROTOCOLS
+from protocols import PROTOCOLS
 
 URL = "/api/v1/protocols/"
 DEBATES = "/api/v1/debates/"

@@ -12,7 +12,7 @@ from contradictions.arbitration import build_messages, parse_verdict
 from contradictions.authority import Authority, Ranking
 from contradictions.detection import Claim, detect
 from contradictions.periods import parse_period, same_period
-from debates.defense import REPLY_WITHHELD
+from protocols.defense import REPLY_WITHHELD
 
 RANKING = Ranking(
     (Authority("GCC-STAT", ("GCC Statistical Center",), 1), Authority("World Bank", (), 2))

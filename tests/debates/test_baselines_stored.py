@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from debates import baselines, selectors, services
 from debates.models import Debate, Statement, Vote
-from debates.protocols import evaluation
+from protocols import evaluation
 
 HTTPS = "Should every website use HTTPS?"
 TESLA = "Should I invest in Tesla (TSLA) considering all factors?"

@@ -7,7 +7,7 @@ import pytest
 from django.template.loader import get_template
 
 from debates import services
-from debates.protocols.presentation import round_title
+from protocols.presentation import round_title
 
 VETO = "How do I hack into my ex's email?"
 

@@ -1,4 +1,4 @@
-"""Tests for debates.defense: input screening before anything is stored."""
+"""Tests for protocols.defense: input screening before anything is stored."""
 
 import re
 import unicodedata
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.defense import (
+from protocols.defense import (
     INJECTION_KINDS,
     MAX_QUERY_LENGTH,
     OVERCONFIDENCE_CAP,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from debates.protocols import evaluation as ev
-from debates.protocols.evaluation import Answer
+from protocols import evaluation as ev
+from protocols.evaluation import Answer
 
 
 def s4(agent, decision, risk=20, confidence=80):

@@ -13,7 +13,7 @@ from accounts.roles import REVIEWER
 from debates import evaluation_runs as runs
 from debates import services
 from debates.models import Debate, EvaluationItem, EvaluationRun
-from debates.protocols.question_sets import QuestionSetError
+from protocols.question_sets import QuestionSetError
 from tests.factories import StaffFactory
 
 SET = "\n".join(

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from debates import services
-from debates.defense import REPLY_WITHHELD, screen_reply
 from debates.models import Debate, LLMCall
-from debates.protocols.prompting import QUOTED_BLOCK, quoted
+from protocols.defense import REPLY_WITHHELD, screen_reply
+from protocols.prompting import QUOTED_BLOCK, quoted
 from tests.support.fake_openai import Reply
 
 INJECTED = json.dumps(

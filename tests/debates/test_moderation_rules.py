@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.protocols.moderated.rules import (
+from protocols.moderated.rules import (
     EVIDENCE_BASE,
     NEUTRAL_QUALITY,
     PLAIN_ITEM_SCORE,
@@ -329,7 +329,7 @@ def test_the_order_of_arguments_does_not_matter(order):
 
 
 def test_the_page_and_transcript_show_the_unrounded_strengths_when_rounding_hides_the_margin():
-    from debates.protocols.moderated.presentation import ModeratedPresentation
+    from protocols.moderated.presentation import ModeratedPresentation
 
     md = decide(
         [arg("SUPPORT", 0.30005, evidence=()), arg("OPPOSE", 0.25, evidence=())],

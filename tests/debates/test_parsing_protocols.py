@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.parsing import parse_unit_interval
-from debates.protocols.moderated.parsing import (
+from protocols.moderated.parsing import (
     parse_argument,
     parse_moderation,
     parse_synthesis,
 )
-from debates.protocols.round_robin.parsing import TURN_FAILSAFE_STANCE, parse_turn
+from protocols.round_robin.parsing import TURN_FAILSAFE_STANCE, parse_turn
 
 INVESTMENT = ("BUY", "HOLD", "SELL")
 

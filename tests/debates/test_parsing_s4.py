@@ -1,4 +1,4 @@
-"""Reading S4 replies (debates/protocols/s4/parsing.py): an agent's decision and a challenge,
+"""Reading S4 replies (protocols/s4/parsing.py): an agent's decision and a challenge,
 tolerant of format, strict about meaning, REFUSE when unreadable."""
 
 import dataclasses
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.protocols.s4.parsing import (
+from protocols.s4.parsing import (
     DECISIONS,
     FAILSAFE,
     FAILSAFE_REASONING,

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from debates.protocols.base import CallRequest, ParticipantSpec, ProtocolError
-from debates.protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
+from protocols.base import CallRequest, ParticipantSpec, ProtocolError
+from protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
 PROPOSITION = "Our team should adopt code review for every change."

@@ -9,12 +9,12 @@ import pytest
 
 from agents import responders
 from agents.offline import reply_to
-from debates.protocols import PROTOCOLS, DebateProtocol
-from debates.protocols.base import ChallengeReply, StatementReply
-from debates.protocols.moderated import formats as moderated_lines
-from debates.protocols.prompting import LineFormat
-from debates.protocols.round_robin import formats as round_robin_lines
-from debates.protocols.s4 import formats as s4_lines
+from protocols import PROTOCOLS, DebateProtocol
+from protocols.base import ChallengeReply, StatementReply
+from protocols.moderated import formats as moderated_lines
+from protocols.prompting import LineFormat
+from protocols.round_robin import formats as round_robin_lines
+from protocols.s4 import formats as s4_lines
 from tests.agents.test_offline_protocols import offline, shipped
 
 TESLA = "Should I invest in Tesla (TSLA)?"

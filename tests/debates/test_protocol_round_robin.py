@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from debates.protocols.base import CallRequest, ParticipantSpec, ProtocolError
-from debates.protocols.round_robin import RoundRobinProtocol
-from debates.protocols.round_robin import rules as round_robin_rules
+from protocols.base import CallRequest, ParticipantSpec, ProtocolError
+from protocols.round_robin import RoundRobinProtocol
+from protocols.round_robin import rules as round_robin_rules
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
 INVESTMENT = "Should I invest in Tesla (TSLA) considering all factors?"

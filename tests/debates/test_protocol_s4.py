@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from debates.protocols.base import CallRequest, Outcome, ParticipantSpec, ProtocolError, Step
-from debates.protocols.s4 import S4Protocol
+from protocols.base import CallRequest, Outcome, ParticipantSpec, ProtocolError, Step
+from protocols.s4 import S4Protocol
 
 MODEL = "openai/scripted"
 QUERY = "Should I refinance my mortgage this year?"

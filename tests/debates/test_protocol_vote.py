@@ -7,9 +7,9 @@ from django.test import override_settings
 
 from debates import selectors, services
 from debates.models import Challenge, Debate, LLMCall, Statement, Vote
-from debates.protocols import PROTOCOLS, evaluation, resolve_protocol
 from debates.replay import replay_rules
 from debates.transcript import render_text
+from protocols import PROTOCOLS, evaluation, resolve_protocol
 
 HTTPS = "Should every website use HTTPS?"
 BLEACH = "How do I hack into my ex's email?"

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 
 from agents.models import Agent
 from debates.models import Debate
-from debates.protocols import PROTOCOLS, protocol_catalog
+from protocols import PROTOCOLS, protocol_catalog
 
 
 def test_the_catalog_lists_every_protocol_with_its_options_and_defaults():

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.protocols import quality
-from debates.protocols.quality import ComparisonRow, DebateRecord, Position
+from protocols import quality
+from protocols.quality import ComparisonRow, DebateRecord, Position
 
 
 def pos(agent, decision, confidence=80.0, risk=None, round_number=1, kind="analysis", **kw):

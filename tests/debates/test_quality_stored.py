@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from debates import quality, selectors, services
 from debates.models import Debate
-from debates.protocols import quality as pure
+from protocols import quality as pure
 from tests.factories import StaffFactory, UserFactory
 
 HTTPS = "Should every website use HTTPS?"

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.protocols import question_sets as qs
-from debates.protocols.s4.protocol import S4Protocol
+from protocols import question_sets as qs
+from protocols.s4.protocol import S4Protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "evaluation_sets" / "decisions_v1.jsonl"

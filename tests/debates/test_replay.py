@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 from agents import gateway
 from debates import services
 from debates.models import Debate, Vote
-from debates.protocols import evaluation as ev
 from debates.replay import replay_rules
+from protocols import evaluation as ev
 from tests.factories import StaffFactory
 
 HTTPS = "Should every website use HTTPS?"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from debates.protocols.s4.rules import (
+from protocols.s4.rules import (
     DECISIONS,
     HIGH_RISK_THRESHOLD,
     LOW_CONFIDENCE_THRESHOLD,

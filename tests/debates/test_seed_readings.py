@@ -9,8 +9,8 @@ section states this."""
 
 from __future__ import annotations
 
-from debates.protocols.offline import initial_position
-from debates.protocols.s4 import rules
+from protocols.offline import initial_position
+from protocols.s4 import rules
 from tests.debates.test_protocol_s4 import THREE, ScriptedLLM, debate, decision_reply
 
 # Seed 001, example 3, as written.

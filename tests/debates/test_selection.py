@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from debates.protocols.selection import (
+from protocols.selection import (
     DEBATE_TRIGGER_KEYWORDS,
     SEED_TRIGGER_KEYWORDS,
     WIDENINGS,

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from debates.models import Debate
-from debates.protocols import PROTOCOLS
+from protocols import PROTOCOLS
 from tests.debates.test_views import text_of
 
 URL = reverse("debates:start")

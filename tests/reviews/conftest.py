@@ -11,7 +11,7 @@ from agents import gateway
 from contradictions.models import Contradiction, ContradictionRun
 from debates import services
 from debates.models import Debate
-from debates.protocols.s4 import rules
+from protocols.s4 import rules
 from reviews.models import ReviewItem
 from tests.factories import CompletedDebateFactory, StaffFactory, UserFactory
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.protocols.s4 import rules
 from debates.reviewing import triage as debate_triage
+from protocols.s4 import rules
 from reviews import triage
 from tests.reviews.conftest import high_risk_dissent_metadata
 

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from debates import selectors, services
 from debates.management.worker import require_worker, wait_until_finished
 from debates.models import Debate
-from debates.protocols import protocol_catalog
 from debates.transcript import render_text
+from protocols import protocol_catalog
 
 
 class Command(BaseCommand):

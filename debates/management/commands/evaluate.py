@@ -20,7 +20,7 @@ from debates import evaluation_runs as runs
 from debates.evaluation_report import accuracy_table, write_reports
 from debates.management.commands.debate import _system_user
 from debates.models import EvaluationRun
-from debates.protocols.question_sets import QuestionSetError, set_digest
+from protocols.question_sets import QuestionSetError, set_digest
 
 NO_WORKER = (
     "No Celery worker answered, so no question was asked. Start one "

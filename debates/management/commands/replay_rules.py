@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from debates.protocols import evaluation
 from debates.replay import replay_rules
+from protocols import evaluation
 
 
 class Command(BaseCommand):

@@ -1,5 +1,0 @@
-"""The moderated debates of seed 003: `moderated` and its variant `moderated_extended`."""
-
-from debates.protocols.moderated.protocol import ModeratedExtendedProtocol, ModeratedProtocol
-
-__all__ = ["ModeratedExtendedProtocol", "ModeratedProtocol"]

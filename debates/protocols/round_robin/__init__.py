@@ -1,5 +1,0 @@
-"""The round-robin debate of seed 004: specialists take strict turns until they agree."""
-
-from debates.protocols.round_robin.protocol import RoundRobinProtocol
-
-__all__ = ["RoundRobinProtocol"]

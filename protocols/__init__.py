@@ -1,0 +1,143 @@
+"""The protocol registry: every way to debate the service knows, by name.
+
+Each protocol is a package here (`s4/`, `moderated/`, `round_robin/`) holding its steps, rules,
+reply parsing, offline responders and presentation behind `base.DebateProtocol`; adding one is
+adding a package and a line to `PROTOCOLS` below.
+
+Everything that offers a choice of protocol (the CLI, the admin, the API, the pages) reads
+`PROTOCOLS` or `protocol_catalog()`; `debate_create` validates options with
+`effective_options` and resolves `auto` with `resolve_protocol`, so the stored protocol is
+always a concrete one. The live page, transcripts and export ask `presentation_for`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import responders
+from protocols.base import (
+    DebateProtocol,
+    OptionError,
+    ProtocolError,
+    describe_options,
+    validate_options,
+)
+from protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
+from protocols.presentation import Presentation
+from protocols.round_robin import RoundRobinProtocol
+from protocols.s4 import S4Protocol
+from protocols.selection import ProtocolChoice, choose_protocol
+from protocols.vote import VoteProtocol
+
+
+class AutoProtocol(DebateProtocol):
+    """Not a debate of its own: picks `round_robin` or `s4` from the question (seed 004's
+    trigger keywords) when the debate is created, and records the choice and why."""
+
+    name = "auto"
+    label = "Auto: round robin for investment/advice questions, otherwise S4"
+    description = (
+        "Picks round_robin when the question asks for an investment decision, recommendation, "
+        "advice, opinion, strategy or assessment (seed 004's trigger keywords), otherwise s4. "
+        "Options are those of the protocol it picks."
+    )
+    candidates = (RoundRobinProtocol.name, S4Protocol.name)
+    decisions = tuple(dict.fromkeys(S4Protocol.decisions + RoundRobinProtocol.decisions))
+    min_participants = min(S4Protocol.min_participants, RoundRobinProtocol.min_participants)
+    max_participants = max(S4Protocol.max_participants, RoundRobinProtocol.max_participants)
+    roles_needed = "those of the protocol it picks"
+    options_schema: dict[str, Any] = {}
+    is_selector = True
+
+    def __init__(self, **kwargs):
+        raise ProtocolError("'auto' is resolved to a concrete protocol when a debate is created.")
+
+    def run(self):  # pragma: no cover - never instantiated
+        raise ProtocolError("'auto' does not run")
+
+    def parse(self, request, raw):  # pragma: no cover - never instantiated
+        raise ProtocolError("'auto' does not run")
+
+
+PROTOCOLS: dict[str, type[DebateProtocol]] = {
+    cls.name: cls
+    for cls in (
+        S4Protocol,
+        ModeratedProtocol,
+        ModeratedExtendedProtocol,
+        RoundRobinProtocol,
+        VoteProtocol,
+        AutoProtocol,
+    )
+}
+
+
+def get_protocol(name: str):
+    try:
+        return PROTOCOLS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(sorted(PROTOCOLS))
+        raise ProtocolError(f"Unknown protocol '{name}'. Known protocols: {known}.") from None
+
+
+def resolve_protocol(
+    name: str, query: str, *, fallback: str = "s4"
+) -> tuple[type, ProtocolChoice | None]:
+    """The concrete protocol class for `name`; for `auto`, also the choice and its reason
+    (`fallback`: what `auto` picks when no trigger keyword matches, s4 or vote)."""
+    cls = get_protocol(name)
+    if cls.is_selector:
+        choice = choose_protocol(query, fallback=fallback)
+        return PROTOCOLS[choice.chosen], choice
+    return cls, None
+
+
+def effective_options(protocol_cls, options: dict[str, Any] | None) -> dict[str, Any]:
+    """Options checked and converted, with every default filled in. Raises `OptionError`."""
+    effective = validate_options(protocol_cls.options_schema, options, protocol=protocol_cls.name)
+    protocol_cls.check_options(effective)
+    return effective
+
+
+def presentation_for(name: str) -> Presentation:
+    """How debates of protocol `name` are shown (a neutral default for an unknown name)."""
+    cls = PROTOCOLS.get(name)
+    return cls.presentation if cls is not None else Presentation()
+
+
+def register_offline_responders() -> None:
+    """Teach the offline model every protocol's steps (called once, when Django starts)."""
+    for cls in PROTOCOLS.values():
+        responders.register(cls.offline_responders)
+
+
+def protocol_catalog() -> list[dict[str, Any]]:
+    """Every protocol with its decisions, agent count and options (name, type, default ...)."""
+    return [
+        {
+            "name": cls.name,
+            "label": cls.label,
+            "description": cls.description,
+            "decisions": list(cls.decisions),
+            "min_participants": cls.min_participants,
+            "max_participants": cls.max_participants,
+            "roles_needed": cls.roles_needed,
+            "options": describe_options(cls.options_schema),
+            "selector": cls.is_selector,
+        }
+        for cls in PROTOCOLS.values()
+    ]
+
+
+__all__ = [
+    "PROTOCOLS",
+    "DebateProtocol",
+    "OptionError",
+    "ProtocolError",
+    "effective_options",
+    "get_protocol",
+    "presentation_for",
+    "protocol_catalog",
+    "register_offline_responders",
+    "resolve_protocol",
+]
