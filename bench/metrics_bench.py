@@ -158,7 +158,7 @@ def main():
     from django.test import Client
     from prometheus_client.parser import text_string_to_metric_families
 
-    from debates.metrics import figures
+    from analytics.metrics import figures
     from debates.models import Debate, LLMCall
 
     call_command("migrate", verbosity=0)

@@ -33,8 +33,8 @@ def _drop_lost_database_connections(**kwargs):
     """Before each task, close this thread's database connections that are gone (a restarted
     or failed-over PostgreSQL, a session ended by an administrator or a pooler): the task
     then connects again instead of failing on a dead connection
-    (`debates.runs.drop_lost_connections`)."""
-    from debates.runs import drop_lost_connections
+    (`runs.lifecycle.drop_lost_connections`)."""
+    from runs.lifecycle import drop_lost_connections
 
     drop_lost_connections()
 

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from debates.metrics.views import metrics
+from analytics.metrics.views import metrics
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="debates:list", permanent=False)),

@@ -14,7 +14,7 @@ from contradictions.models import (
     ContradictionRun,
 )
 from contradictions.running import DISMISSED, RUNS, claim_of, consensus_of
-from debates import runs
+from runs import lifecycle
 
 
 def review_choices(contradiction: Contradiction) -> list[tuple[str, str]]:
@@ -87,4 +87,4 @@ def contradiction_run_retry(*, run_id, user=None, note: str = "") -> bool:
     the sweeper's bounds hold anew, and the run's open `run_failed` review item is closed as
     re-run by `user` (raises `reviews.records.ReviewConflict` when another analyst holds it).
     False when the run is not failed."""
-    return runs.requeue_failed(RUNS, run_id, user=user, note=note)
+    return lifecycle.requeue_failed(RUNS, run_id, user=user, note=note)

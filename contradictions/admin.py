@@ -16,8 +16,8 @@ from contradictions.models import (
     Finding,
     SourceAuthority,
 )
-from debates.admin import ReadOnlyInline
 from reviews.records import ReviewConflict
+from runs.admin import ReadOnlyInline
 
 
 @admin.register(SourceAuthority)

@@ -9,9 +9,9 @@ class ContradictionsConfig(AppConfig):
     def ready(self):
         from contradictions.reviewing.subject import CONTRADICTION, RUN
         from contradictions.running import RUNS
-        from debates import runs
         from reviews import subjects
+        from runs import lifecycle
 
         subjects.register(CONTRADICTION)
         subjects.register(RUN)
-        runs.register(RUNS)
+        lifecycle.register(RUNS)

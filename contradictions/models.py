@@ -16,8 +16,8 @@ from django.db.models.functions import Lower
 
 from agents.models import GatewayCall
 from contradictions.detection import SEVERITIES
-from debates.runs import DurableRun
 from reviews.models import ReviewStatus
+from runs.models import DurableRun
 
 
 class SourceAuthority(models.Model):
@@ -53,7 +53,7 @@ class SourceAuthority(models.Model):
 
 class ContradictionRun(DurableRun):
     """Agent reports checked for contradictions, arbitrated and settled: a durable run
-    (`debates.runs`)."""
+    (`runs.lifecycle`)."""
 
     class Origin(models.TextChoices):
         API = "api", "API"

@@ -39,13 +39,13 @@ from contradictions.reviewing.items import (
     review_item_for_failure,
     review_items_for_contradictions,
 )
-from debates import runs
+from runs import lifecycle, sweeping
 
 logger = logging.getLogger(__name__)
 
 
-class RunWork(runs.Work):
-    """Contradiction runs as durable work (`debates.runs`): one runner per run, under its own
+class RunWork(lifecycle.Work):
+    """Contradiction runs as durable work (`runs.lifecycle`): one runner per run, under its own
     advisory lock; a run failed for good gets a `run_failed` review item in the transaction that
     fails it."""
 
@@ -88,9 +88,9 @@ def contradiction_run_execute(*, run_id, may_retry: bool = False) -> Contradicti
 
     Returns the run, or None when another runner holds it or it has already ended. With
     `may_retry`, an arbitrator's model that stayed unavailable puts the run back to queued and
-    raises `runs.TransientFailure` (its task retries it later) instead of failing it.
+    raises `lifecycle.TransientFailure` (its task retries it later) instead of failing it.
     """
-    return runs.run(RUNS, run_id, may_retry=may_retry)
+    return lifecycle.run(RUNS, run_id, may_retry=may_retry)
 
 
 def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | None = None) -> bool:
@@ -101,15 +101,15 @@ def contradiction_run_fail(*, run_id, error: str, only_after_attempts: int | Non
     Leaves ended runs alone; with `only_after_attempts`, also those started fewer times than
     that. Returns whether it failed the run.
     """
-    return runs.fail(RUNS, run_id, error=error, only_after_attempts=only_after_attempts)
+    return lifecycle.fail(RUNS, run_id, error=error, only_after_attempts=only_after_attempts)
 
 
 def recover_stuck_contradiction_runs(
     *, now: datetime | None = None, limit: int = 200
-) -> runs.SweepReport:
-    """Re-enqueue stuck runs, or give up on those re-enqueued too often (see `debates.runs`),
+) -> sweeping.SweepReport:
+    """Re-enqueue stuck runs, or give up on those re-enqueued too often (see `runs.lifecycle`),
     each under the run's own advisory lock."""
-    return runs.recover_stuck(RUNS, now=now, limit=limit)
+    return sweeping.recover_stuck(RUNS, now=now, limit=limit)
 
 
 def claim_of(finding: Finding) -> detection.Claim:
@@ -175,7 +175,7 @@ class _Runner:
     def __init__(self, run: ContradictionRun):
         self.run = run
         self.ranking = Ranking.from_snapshot(run.authority)
-        self.heartbeat = runs.Heartbeat(ContradictionRun, run.pk)
+        self.heartbeat = lifecycle.Heartbeat(ContradictionRun, run.pk)
         self.spender = budgets.spender_for(
             subject=f"contradiction-run:{run.pk}", user_id=run.created_by_id
         )

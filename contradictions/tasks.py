@@ -6,7 +6,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from contradictions import running
-from debates.tasks import run_retrying
+from runs.retrying import run_retrying
 
 
 @shared_task(

@@ -19,18 +19,7 @@ from debates.models import (
     WebhookDelivery,
 )
 from protocols import PROTOCOLS
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
+from runs.admin import ReadOnlyInline
 
 
 class ParticipantInline(ReadOnlyInline):

@@ -16,13 +16,13 @@ class DebatesConfig(AppConfig):
         """Register what lower layers reach through registries: the debate as a review subject,
         debates as durable work for the sweeper, and the protocols agents may take part in."""
         from agents import services as agent_services
-        from debates import runs
         from debates.reviewing.subject import DEBATE
         from debates.services import DEBATES
         from protocols import register_offline_responders
         from reviews import subjects
+        from runs import lifecycle
 
         subjects.register(DEBATE)
-        runs.register(DEBATES)
+        lifecycle.register(DEBATES)
         agent_services.set_protocol_names(agent_protocol_names)
         register_offline_responders()

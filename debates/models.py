@@ -7,9 +7,9 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, NullIf, Upper
 
 from agents.models import GatewayCall
-from debates.runs import DurableRun, RunStatus
 from protocols.presentation import round_title
 from reviews.models import ReviewStatus
+from runs.models import DurableRun, RunStatus
 
 
 def effective_decision_expression() -> Coalesce:
@@ -19,7 +19,7 @@ def effective_decision_expression() -> Coalesce:
 
 
 class Debate(DurableRun):
-    """A question debated by agents under a protocol: a durable run (`debates.runs`), with its
+    """A question debated by agents under a protocol: a durable run (`runs.lifecycle`), with its
     decision and the review status of its items."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

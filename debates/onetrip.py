@@ -208,7 +208,7 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     with connection._prepare_cursor(_Cursor(raw)) as cursor:
         if settings.DEBATE_PREPARED_STATEMENTS:
             # Prepared on its first run on this connection, and planned once there while the
-            # debate's run holds its lock (`debates.runs.advisory_lock`).
+            # debate's run holds its lock (`runs.lifecycle.advisory_lock`).
             raw.prepare_threshold = 0
         try:
             cursor.execute(sql, params)

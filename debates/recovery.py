@@ -1,4 +1,4 @@
-"""The sweeper's entry points and re-running a failed debate (the mechanics are `debates.runs`).
+"""The sweeper's entry points and re-running a failed debate (the mechanics are `runs.lifecycle`).
 
 PostgreSQL cannot lose a debate, but Redis (which keeps nothing on disk) can lose its message,
 and a worker can die mid-debate: its message then waits in Redis's unacknowledged set until the
@@ -27,10 +27,10 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 
 from agents import routing
-from debates import runs
 from debates.models import Debate
-from debates.runs import SweepReport
 from debates.services import DEBATES
+from runs import lifecycle, sweeping
+from runs.sweeping import SweepReport
 
 __all__ = ["SweepReport", "debate_model_change", "debate_rerun", "recover_stuck_debates", "sweep"]
 
@@ -38,12 +38,12 @@ __all__ = ["SweepReport", "debate_model_change", "debate_rerun", "recover_stuck_
 def recover_stuck_debates(*, now: datetime | None = None, limit: int = 200) -> SweepReport:
     """Re-enqueue stuck debates, or give up on those re-enqueued too often. Safe to run twice
     at once: each debate is handled under its advisory lock, and only if it did not change."""
-    return runs.recover_stuck(DEBATES, now=now, limit=limit)
+    return sweeping.recover_stuck(DEBATES, now=now, limit=limit)
 
 
 def sweep(*, now: datetime | None = None, limit: int = 200) -> dict[str, SweepReport]:
     """One sweep of every kind of durable work: what beat runs."""
-    return runs.sweep(now=now, limit=limit)
+    return sweeping.sweep(now=now, limit=limit)
 
 
 def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
@@ -56,7 +56,7 @@ def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
     as re-run by `user`, in the same transaction (`reviews.records.ReviewConflict` when another
     analyst holds it). False when the debate is not failed.
     """
-    return runs.requeue_failed(DEBATES, debate_id, user=user, note=note, decision_override="")
+    return lifecycle.requeue_failed(DEBATES, debate_id, user=user, note=note, decision_override="")
 
 
 def debate_model_change(*, debate: Debate, model: str) -> str:

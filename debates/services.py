@@ -17,7 +17,7 @@ from django.utils import timezone
 from agents import gateway, routing
 from agents.models import Agent
 from budgets import services as budgets
-from debates import onetrip, runs, webhooks
+from debates import onetrip, webhooks
 from debates.baselines import finished_fields
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.quality import stored_rows
@@ -45,6 +45,7 @@ from protocols.base import (
     Results,
 )
 from reviews.models import ReviewItem
+from runs import lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -308,8 +309,8 @@ def debate_create_many(
 # --- running ----------------------------------------------------------------------------------
 
 
-class DebateWork(runs.Work):
-    """Debates as durable work (`debates.runs`): one runner per debate, under an advisory lock
+class DebateWork(lifecycle.Work):
+    """Debates as durable work (`runs.lifecycle`): one runner per debate, under an advisory lock
     keyed by its id; a debate failed for good gets a `debate_failed` review item and its
     `debate.failed` webhook, in the transaction that fails it."""
 
@@ -383,10 +384,10 @@ def debate_run(*, debate_id, may_retry: bool = False, read_back: bool = True) ->
 
     Returns the debate (with `read_back` off, not read back: only its `status` is sure), or
     None when another runner holds it or it has already ended. With `may_retry`, a model that
-    stayed unavailable puts the debate back to queued and raises `runs.TransientFailure` (its
+    stayed unavailable puts the debate back to queued and raises `lifecycle.TransientFailure` (its
     task retries it later) instead of failing it.
     """
-    return runs.run(DEBATES, debate_id, may_retry=may_retry, read_back=read_back)
+    return lifecycle.run(DEBATES, debate_id, may_retry=may_retry, read_back=read_back)
 
 
 def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None) -> bool:
@@ -398,7 +399,7 @@ def debate_fail(*, debate_id, error: str, only_after_attempts: int | None = None
     Leaves ended debates alone; with `only_after_attempts`, also those started fewer times
     than that. Returns whether it failed the debate.
     """
-    return runs.fail(DEBATES, debate_id, error=error, only_after_attempts=only_after_attempts)
+    return lifecycle.fail(DEBATES, debate_id, error=error, only_after_attempts=only_after_attempts)
 
 
 def _participants(debate: Debate) -> list[Participant]:
@@ -444,7 +445,7 @@ class _DebateRunner:
         self.statement_ids: dict[str, int] = {}
         # What this run stored (statements and challenges, by call key), with their calls.
         self.kept: dict[str, Statement | Challenge] = {}
-        self.heartbeat = runs.Heartbeat(Debate, debate.pk)
+        self.heartbeat = lifecycle.Heartbeat(Debate, debate.pk)
         self.spender = budgets.spender_for(
             subject=f"debate:{debate.pk}",
             user_id=debate.created_by_id,

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "audit",
+    "runs",
     "accounts",
     "django_celery_beat",
     "agents",

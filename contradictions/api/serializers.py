@@ -7,6 +7,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from agents.api.fields import ModelErrorField
 from api.fields import BlankAsNullCharField, FilterChoiceField
 from contradictions.inputs import ValueField
 from contradictions.models import (
@@ -17,7 +18,6 @@ from contradictions.models import (
     Finding,
     Resolution,
 )
-from debates.api.serializers import ModelErrorField
 
 RUN_STATUSES = ContradictionRun.Status.values
 REVIEW_STATUSES = ["none", *(c for c in ContradictionRun.ReviewStatus.values if c)]

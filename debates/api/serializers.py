@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from agents import gateway
+from agents.api.fields import ModelErrorField
 from api.fields import (
     BlankAsNullCharField,
     FilterChoiceField,
@@ -36,14 +36,6 @@ PROTOCOL_NAMES = sorted(PROTOCOLS)
 DECISIONS = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
 ORDERINGS = ["-created_at", "created_at", "-cost_usd", "cost_usd"]
 REVIEW_STATUSES = ["none", *(c for c in Debate.ReviewStatus.values if c)]
-
-
-class ModelErrorField(BlankAsNullCharField):
-    """A stored model error: whole for staff, without the provider's details for others."""
-
-    def to_representation(self, value):
-        user = getattr(self.context.get("request"), "user", None)
-        return gateway.error_for(value or "", staff=bool(getattr(user, "is_staff", False))) or None
 
 
 # --- starting a debate --------------------------------------------------------------------------

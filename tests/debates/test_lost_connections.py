@@ -8,8 +8,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from debates import runs
 from debates.models import Debate
+from runs import lifecycle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,9 +28,9 @@ def _end_own_session() -> None:
 def test_a_connection_that_is_fine_is_kept():
     Debate.objects.count()
     held = connection.connection
-    assert runs.drop_lost_connections() == []
+    assert lifecycle.drop_lost_connections() == []
     assert connection.connection is held
-    assert runs.connection_lost() is False
+    assert lifecycle.connection_lost() is False
 
 
 def test_a_connection_whose_session_ended_is_closed_and_the_next_query_connects_again():
@@ -38,7 +38,7 @@ def test_a_connection_whose_session_ended_is_closed_and_the_next_query_connects_
     held = connection.connection
     _end_own_session()
 
-    assert runs.drop_lost_connections() == ["default"]
+    assert lifecycle.drop_lost_connections() == ["default"]
     assert connection.connection is None
     assert Debate.objects.count() == 0  # connects again
     assert connection.connection is not held
@@ -48,7 +48,7 @@ def test_a_connection_closed_underneath_is_dropped_too():
     Debate.objects.count()
     connection.connection.close()  # the driver's connection, behind Django's back
 
-    assert runs.drop_lost_connections() == ["default"]
+    assert lifecycle.drop_lost_connections() == ["default"]
     assert Debate.objects.count() == 0
 
 
@@ -61,13 +61,13 @@ def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_rep
         cursor.execute("SET LOCAL statement_timeout = 1; SELECT pg_sleep(1)")
     assert connection.errors_occurred
     # A statement failed, the connection did not: the error is the statement's.
-    assert runs.connection_lost() is False
+    assert lifecycle.connection_lost() is False
     assert connection.connection is held and not connection.errors_occurred
 
     _end_own_session()
     with pytest.raises(OperationalError):
         Debate.objects.count()
-    assert runs.connection_lost() is True
+    assert lifecycle.connection_lost() is True
     assert connection.connection is None
 
 
@@ -87,7 +87,7 @@ def test_a_run_that_lost_its_database_retries_and_keeps_the_models_retries(
     from django.db import OperationalError
     from django.utils.module_loading import import_string
 
-    from debates import tasks
+    from runs import retrying
 
     asked = []
 
@@ -98,8 +98,8 @@ def test_a_run_that_lost_its_database_retries_and_keeps_the_models_retries(
         return None
 
     monkeypatch.setattr(service, execute)
-    monkeypatch.setattr(tasks.runs, "connection_lost", lambda: True)
-    monkeypatch.setattr(tasks, "retry_delay", lambda retry: 0)
+    monkeypatch.setattr(retrying.lifecycle, "connection_lost", lambda: True)
+    monkeypatch.setattr(retrying, "retry_delay", lambda retry: 0)
 
     assert import_string(task).apply(args=("a-run",)).get() == "skipped"
     # Retried for as long as the database was lost, each time still allowed the model's retries.
@@ -115,7 +115,7 @@ def test_a_statement_that_failed_on_a_working_connection_is_not_retried(monkeypa
         raise OperationalError("canceling statement due to statement timeout")
 
     monkeypatch.setattr(tasks.services, "debate_run", debate_run)
-    monkeypatch.setattr(tasks.runs, "connection_lost", lambda: False)
+    monkeypatch.setattr(lifecycle, "connection_lost", lambda: False)
 
     result = tasks.run_debate.apply(args=("a-debate",))
     assert result.failed() and isinstance(result.result, OperationalError)

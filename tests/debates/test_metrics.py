@@ -17,11 +17,12 @@ from prometheus_client.openmetrics.parser import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
+from analytics.metrics import exposition, figures
 from debates import recovery, services
-from debates.metrics import counters, exposition, figures
 from debates.models import Debate, LLMCall
 from reviews import services as reviews
 from reviews.models import ReviewItem
+from runs import counters
 from tests.factories import CompletedDebateFactory, StaffFactory, UserFactory
 from tests.reviews.conftest import SPLIT, VETO, failed_debate, run_offline
 from tests.support.fake_openai import Reply

@@ -191,7 +191,7 @@ def test_a_debate_another_runner_holds_leaves_the_connections_plans_as_they_were
     # The lock not taken: the statement that tried it set the plans; they are set back.
     from django.db import connection
 
-    from debates import runs
+    from runs import lifecycle as runs
 
     settings.DEBATE_PREPARED_STATEMENTS = True
     debate = services.debate_create(query="Is it safe?", protocol="s4", enqueue=False)

@@ -12,9 +12,10 @@ from django.test.utils import CaptureQueriesContext
 
 from agents import gateway
 from agents.models import Agent
-from debates import runs, selectors, services
+from debates import selectors, services
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from reviews.models import ReviewItem
+from runs import lifecycle
 
 
 class CountingLLM:
@@ -283,7 +284,7 @@ def test_a_finish_refused_because_the_debate_stopped_running_keeps_none_of_it(de
 
 def test_the_claim_returns_the_participants_as_the_orm_reads_them(default_agents):
     debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
-    row = runs.claim(services.DEBATES, debate.id)
+    row = lifecycle.claim(services.DEBATES, debate.id)
     fields = [f.attname for f in Participant._meta.concrete_fields]
 
     def read(participants):

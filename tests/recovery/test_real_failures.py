@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from debates import runs, services
+from debates import services
 from debates.models import Challenge, Debate, LLMCall, Round, Statement, Vote
+from runs import lifecycle
 from tests.conftest import wait_for
 from tests.support.fake_openai import FAULTS, FaultPlan, Reply
 
@@ -37,7 +38,7 @@ def test_a_call_that_exhausts_its_attempts_sends_the_debate_back_to_queued_to_re
     debate = _create(fake_openai, enqueue=False)
     fake_openai.script_for("Safety Agent", Reply.error(503), Reply.error(503))
 
-    with pytest.raises(runs.TransientFailure) as raised:
+    with pytest.raises(lifecycle.TransientFailure) as raised:
         services.debate_run(debate_id=debate.id, may_retry=True)
 
     debate.refresh_from_db()

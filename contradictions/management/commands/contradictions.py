@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from contradictions import running, selectors, services
 from contradictions.inputs import parse_payload
 from contradictions.models import ContradictionRun
-from debates.management.worker import require_worker, wait_until_finished
+from runs.worker import require_worker, wait_until_finished
 
 
 class Command(BaseCommand):

@@ -4,10 +4,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from debates import selectors, services
-from debates.management.worker import require_worker, wait_until_finished
 from debates.models import Debate
 from debates.transcript import render_text
 from protocols import protocol_catalog
+from runs.worker import require_worker, wait_until_finished
 
 
 class Command(BaseCommand):

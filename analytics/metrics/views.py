@@ -19,8 +19,8 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
-from debates import runs
-from debates.metrics import exposition, figures
+from analytics.metrics import exposition, figures
+from runs import lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def registry() -> CollectorRegistry:
                 figures.operations(),
                 figures.evaluation(),
                 now=time.time(),
-                kinds=[work.plural for work in runs.registered()],
+                kinds=[work.plural for work in lifecycle.registered()],
             )
         )
     )

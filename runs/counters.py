@@ -15,7 +15,7 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 SWEEPER_KEY = "debates:metrics:sweeper"
-#: What the sweeper did with a stuck row (`debates.runs.SweepReport`'s lists).
+#: What the sweeper did with a stuck row (`runs.lifecycle.SweepReport`'s lists).
 SWEEPER_OUTCOMES = ("requeued", "gave_up")
 
 

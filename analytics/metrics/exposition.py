@@ -1,4 +1,4 @@
-"""The figures (`debates.metrics.figures`) as Prometheus metric families: plain code over plain
+"""The figures (`analytics.metrics.figures`) as Prometheus metric families: plain code over plain
 dicts, no database.
 
 Counters are totals over stored rows (debates created, calls made, tokens, cost ...): they only
@@ -21,8 +21,8 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from debates.metrics.counters import SWEEPER_OUTCOMES
-from debates.metrics.figures import LATENCY_BUCKETS
+from analytics.metrics.figures import LATENCY_BUCKETS
+from runs.counters import SWEEPER_OUTCOMES
 
 P = "debates_"
 ACTIVE_REVIEW = ("open", "claimed")

@@ -35,14 +35,13 @@ from django.db.models import Count, F, Min, Q, Sum, Value
 from django.db.models.functions import Greatest
 
 from agents.models import GatewayCall
-from debates import runs
 from debates.baselines import POSITION_KINDS
 from debates.ground_truth import ground_truth_report
-from debates.metrics import counters
 from debates.models import Debate, LLMCall
 from debates.quality import quality_report
 from reviews.models import ReviewItem
 from reviews.triage import DEBATE_FAILED
+from runs import counters, lifecycle, sweeping
 
 logger = logging.getLogger(__name__)
 
@@ -206,7 +205,7 @@ def _runs() -> list[dict[str, Any]]:
     """Durable runs (debates, contradiction runs) per state, with the oldest last change (for
     queued rows: how long they have waited). 1 query per kind."""
     out = []
-    for work in runs.registered():
+    for work in lifecycle.registered():
         rows = (
             work.model.objects.order_by()
             .values("status")
@@ -229,7 +228,7 @@ def _queue() -> dict[str, Any]:
     acknowledged yet."""
     from celery import current_app
 
-    held = runs.broker_queue()
+    held = sweeping.broker_queue()
     if held is None:
         raise RuntimeError("the broker's queue cannot be read (not Redis, or not answering)")
     waiting, unacked = held

@@ -10,5 +10,5 @@ the whole deployment, however many web processes and workers run on however many
 - `exposition`: the figures as Prometheus metric families.
 - `views`: the endpoint and its bearer-token / staff guard.
 
-This package's `__init__` imports nothing, so `debates.runs` can count without a cycle.
+This package's `__init__` imports nothing, so `runs.lifecycle` can count without a cycle.
 """
