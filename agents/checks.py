@@ -6,6 +6,9 @@ from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from agents import routing
+from agents.routing import is_offline_model
+
 OFFLINE_DEFAULT_ERROR = "agents.E002"
 
 
@@ -13,8 +16,6 @@ OFFLINE_DEFAULT_ERROR = "agents.E002"
 def offline_model_not_default(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """Where `DEBATE_ALLOW_OFFLINE_MODEL` is off (production), the scripted offline model may
     not be the default: its judgements are keyword rules, not a language model's."""
-    from agents.gateway import is_offline_model
-
     if getattr(settings, "DEBATE_ALLOW_OFFLINE_MODEL", True):
         return []
     if not is_offline_model(settings.DEBATE_DEFAULT_MODEL):
@@ -35,8 +36,6 @@ def offline_model_not_default(app_configs=None, **kwargs) -> list[checks.CheckMe
 def check_model_routing(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """The model groups, routes and fallbacks in the settings make sense (`manage.py check`,
     and every management command that runs checks)."""
-    from agents import routing
-
     try:
         routing.config()
     except ImproperlyConfigured as exc:

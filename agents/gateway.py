@@ -22,76 +22,34 @@ reads (`content`: litellm's content, with the characters PostgreSQL refuses repl
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import logging
 import os
 import random
 import re
-import sys
-import threading
 import time
-from collections.abc import Callable, Coroutine
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 
-from agents import routing, storable
+from agents import calls_loop, pricing, routing, spending, storable
+from agents.errors import LLMError
+from agents.litellm_loader import get_litellm
 from budgets import accounting as budget_accounting
-from budgets.limits import BudgetExceeded, Spender, estimate_tokens
+from budgets.limits import Spender
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 logger = logging.getLogger(__name__)
 
-OFFLINE_PROVIDER = "offline"
 OFFLINE_NOTICE = (
     "offline heuristic demo model: deterministic keyword rules, not a language model; "
     "its judgements are scripted for demonstration and tests"
 )
-_setup_lock = threading.Lock()
-_litellm = None
-
-
-class LLMError(Exception):
-    """A call that did not produce a reply. `permanent` errors are not worth retrying.
-    `summary` says what went wrong without the provider's own words (addresses, keys, bodies),
-    for users who are not staff; the gateway always gives one (an error made without one is
-    shown whole)."""
-
-    def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
-        super().__init__(storable.clean_text(message))
-        self.permanent = permanent
-        self.attempts = attempts
-        self.summary = summary
-
-
-class BudgetStop(LLMError):
-    """A call refused by a spending limit before it was made (nothing was spent on it).
-    `breach` says which limit, how much is used and when it resets."""
-
-    def __init__(self, exceeded: BudgetExceeded):
-        super().__init__(exceeded.breach.message(), permanent=True, attempts=0)
-        self.breach = exceeded.breach
-
-
-# What a stored error shows everyone; what follows the mark is for staff only.
-DETAILS_MARK = "\nDetails (staff only): "
-
-
-def failure_text(lead: str, exc: LLMError) -> str:
-    """A failure to store: `lead` and the summary for everyone, then the details."""
-    if not exc.summary:
-        return f"{lead}{exc}"
-    return f"{lead}{exc.summary}.{DETAILS_MARK}{exc}"
-
-
-def error_for(text: str, *, staff: bool) -> str:
-    """A stored error as a user may see it: staff see it whole, others up to the details."""
-    return text if staff else text.split(DETAILS_MARK, 1)[0]
 
 
 def _summary(litellm, exc: BaseException, name: str) -> str:
@@ -130,35 +88,6 @@ class LLMResponse:
     deployment: str = ""
 
 
-def _get_litellm():
-    """Import litellm once per process and register the offline provider with it."""
-    global _litellm
-    if _litellm is None:
-        with _setup_lock:
-            if _litellm is None:
-                import litellm
-
-                from agents.offline import OfflineDebateModel
-
-                litellm.telemetry = False
-                litellm.suppress_debug_info = True
-                providers = [
-                    p for p in litellm.custom_provider_map if p.get("provider") != OFFLINE_PROVIDER
-                ]
-                providers.append(
-                    {"provider": OFFLINE_PROVIDER, "custom_handler": OfflineDebateModel()}
-                )
-                litellm.custom_provider_map = providers
-                litellm.utils.custom_llm_setup()
-                _litellm = litellm
-    return _litellm
-
-
-def load() -> None:
-    """Import litellm and register the offline provider now rather than on the first call."""
-    _get_litellm()
-
-
 async def _call(litellm, target: routing.Target, **kwargs):
     """One attempt: through the Router along the target's deployments when there is a
     choice to make (a fallback), else directly (a model, or the one deployment of a group,
@@ -191,10 +120,6 @@ def _answered_by(target: routing.Target, response) -> routing.Deployment | None:
     return found
 
 
-def is_offline_model(model: str) -> bool:
-    return model.split("/", 1)[0] == OFFLINE_PROVIDER
-
-
 def _transient_errors(litellm) -> tuple[type[BaseException], ...]:
     return (
         litellm.RateLimitError,
@@ -203,73 +128,6 @@ def _transient_errors(litellm) -> tuple[type[BaseException], ...]:
         litellm.InternalServerError,
         litellm.ServiceUnavailableError,
     )
-
-
-_MILLION = Decimal(1_000_000)
-
-
-def _price(model: str, deployment: routing.Deployment | None = None) -> tuple[Decimal, Decimal]:
-    """USD per input and per output token: the deployment's litellm prices, then
-    BUDGET_MODEL_PRICES (per million), then litellm's cost map; (0, 0) when none knows."""
-    if is_offline_model(model):
-        return Decimal(0), Decimal(0)
-    params = deployment.params if deployment else {}
-    if "input_cost_per_token" in params or "output_cost_per_token" in params:
-        return (
-            Decimal(str(params.get("input_cost_per_token") or 0)),
-            Decimal(str(params.get("output_cost_per_token") or 0)),
-        )
-    table = settings.BUDGET_MODEL_PRICES.get(model)
-    if isinstance(table, dict):
-        return (
-            Decimal(str(table.get("input", 0))) / _MILLION,
-            Decimal(str(table.get("output", 0))) / _MILLION,
-        )
-    known = _get_litellm().model_cost
-    entry = known.get(model) or known.get(model.split("/", 1)[-1]) or {}
-    return (
-        Decimal(str(entry.get("input_cost_per_token") or 0)),
-        Decimal(str(entry.get("output_cost_per_token") or 0)),
-    )
-
-
-def _priced_here(model: str, deployment: routing.Deployment | None) -> bool:
-    params = deployment.params if deployment else {}
-    return (
-        "input_cost_per_token" in params
-        or "output_cost_per_token" in params
-        or isinstance(settings.BUDGET_MODEL_PRICES.get(model), dict)
-    )
-
-
-def estimate_cost(target: routing.Target, *, tokens_in: int, tokens_out: int) -> Decimal:
-    """The most a call to `target` may cost: its dearest deployment's prices."""
-    candidates = [(d.model, d) for d in target.deployments] or [(target.name, None)]
-    costs = []
-    for model, deployment in candidates:
-        price_in, price_out = _price(model, deployment)
-        costs.append(price_in * tokens_in + price_out * tokens_out)
-    return max(costs)
-
-
-def _cost(litellm, response, model: str, deployment: routing.Deployment | None = None) -> Decimal:
-    if is_offline_model(model):
-        return Decimal(0)
-    if _priced_here(model, deployment):
-        usage = getattr(response, "usage", None)
-        price_in, price_out = _price(model, deployment)
-        return price_in * int(getattr(usage, "prompt_tokens", 0) or 0) + price_out * int(
-            getattr(usage, "completion_tokens", 0) or 0
-        )
-    # litellm prices every reply as it builds it: take that figure rather than price it again.
-    hidden = getattr(response, "_hidden_params", None) or {}
-    if hidden.get("response_cost") is not None:
-        return Decimal(str(hidden["response_cost"]))
-    try:
-        return Decimal(str(litellm.completion_cost(completion_response=response) or 0))
-    except Exception:  # noqa: BLE001 - a model missing from the cost map costs "unknown" = 0
-        logger.info("no cost known for model %s; recorded as 0", model)
-        return Decimal(0)
 
 
 _THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
@@ -334,8 +192,8 @@ def complete(
     `max_tokens` (or `max_tokens`), sent to the model."""
     target = routing.config().target(model, step=step, role=role)
     max_tokens = max_tokens or (spender.max_tokens if spender else None)
-    reservation = _reserve(spender, target, messages, max_tokens)
-    call = _start(
+    reservation = spending.reserve(spender, target, messages, max_tokens)
+    call = calls_loop.start(
         acomplete(
             model=model,
             messages=messages,
@@ -351,94 +209,10 @@ def complete(
         response = call.result()
     except BaseException:  # nothing came back: the call still counts, its estimate is freed
         call.cancel()
-        _settle(reservation, None)
+        spending.settle(reservation, None)
         raise
-    _settle(reservation, response)
+    spending.settle(reservation, response)
     return response
-
-
-def _estimate(spender, target, messages, max_tokens) -> tuple[Decimal, int]:
-    """A call's most likely spending: its prompt, and `max_tokens` of reply."""
-    prompt = estimate_tokens(sum(len(str(m.get("content") or "")) for m in messages))
-    reply = max_tokens or 0
-    return estimate_cost(target, tokens_in=prompt, tokens_out=reply), prompt + reply
-
-
-def _reserve(spender, target, messages, max_tokens) -> budget_accounting.Reservation | None:
-    """Reserve a call's most likely spending against the spender's limits, or raise
-    `BudgetStop`. None without a spender."""
-    if spender is None:
-        return None
-    cost, tokens = _estimate(spender, target, messages, max_tokens)
-    try:
-        return budget_accounting.reserve(spender, cost=cost, tokens=tokens)
-    except BudgetExceeded as exc:
-        raise BudgetStop(exc) from None
-
-
-def _settlement(reservation, response: LLMResponse | None) -> tuple[str, list[Any]] | None:
-    """The statement that settles a call (None: nothing to settle)."""
-    if reservation is None:
-        return None
-    if response is None:
-        return budget_accounting.settle_sql(
-            reservation, model="", tokens_in=0, tokens_out=0, cost=Decimal(0)
-        )
-    return budget_accounting.settle_sql(
-        reservation,
-        model=response.model,
-        tokens_in=response.tokens_in,
-        tokens_out=response.tokens_out,
-        cost=response.cost_usd,
-    )
-
-
-def _settle(reservation, response: LLMResponse | None) -> None:
-    if reservation is None:
-        return
-    if response is None:
-        budget_accounting.settle(reservation, model="", tokens_in=0, tokens_out=0, cost=Decimal(0))
-        return
-    budget_accounting.settle(
-        reservation,
-        model=response.model,
-        tokens_in=response.tokens_in,
-        tokens_out=response.tokens_out,
-        cost=response.cost_usd,
-    )
-
-
-class Settlement:
-    """A returned call's settling, for a caller that runs it as a part of the statement storing
-    the reply: with the calls that returned with it (`together`), or alone (`statement`); the
-    caller sets `done` once it has run, and the gateway settles the call on its own otherwise.
-    The statement for the call alone is written only when it is needed."""
-
-    def __init__(self, reservation: budget_accounting.Reservation, response: LLMResponse):
-        self.reservation, self.response = reservation, response
-        self.done = False
-
-    @classmethod
-    def of(cls, reservation, response: LLMResponse) -> Settlement | None:
-        """The call's settling, or None when there is nothing to settle."""
-        if reservation is None or not budget_accounting.to_settle(reservation, response.model):
-            return None
-        return cls(reservation, response)
-
-    @property
-    def item(self) -> tuple:
-        """The call as `settle_many_sql` takes it."""
-        r = self.response
-        return (self.reservation, r.model, r.tokens_in, r.tokens_out, r.cost_usd)
-
-    def statement(self) -> tuple[str, list[Any]]:
-        """The statement that settles this call alone."""
-        return _settlement(self.reservation, self.response)
-
-    @staticmethod
-    def together(settlements: list[Settlement]) -> tuple[str, list[Any]] | None:
-        """One statement settling `settlements` (calls of one spender), as each would alone."""
-        return budget_accounting.settle_many_sql([s.item for s in settlements])
 
 
 async def _complete(
@@ -450,7 +224,7 @@ async def _complete(
     max_retries: int | None,
     max_tokens: int | None,
 ) -> LLMResponse:
-    litellm = _get_litellm()
+    litellm = get_litellm()
     model = target.name
     limit = {"max_tokens": max_tokens} if max_tokens else {}
     timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
@@ -503,7 +277,7 @@ async def _complete(
         usage = getattr(response, "usage", None)
         tokens_in += int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out += int(getattr(usage, "completion_tokens", 0) or 0)
-        cost += _cost(litellm, response, answered_model, deployment)
+        cost += pricing.cost(litellm, response, answered_model, deployment)
         message = response.choices[0].message
         content = message.content or ""
         if is_empty_reply(content) and attempt <= max_retries:
@@ -534,80 +308,6 @@ async def _pause(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_thread: threading.Thread | None = None
-_loop_pid: int | None = None
-_in_flight: asyncio.Semaphore | None = None
-
-
-#: The name of the calls' loop thread, and the prefix of its executor's threads (litellm runs
-#: the synchronous part of each call there), in Python and at the OS level.
-CALLS_THREAD_NAME = "llm-calls"
-
-
-def _name_os_thread() -> None:
-    """Give the calling thread its Python name at the OS level too (its first 15 bytes, as
-    Linux keeps them), so `top -H`, `ps -L` and `/proc/<pid>/task/*/comm` tell the calls'
-    threads from the others; Python 3.14 does this itself. Best effort: elsewhere, nothing."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(15, threading.current_thread().name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
-    except (OSError, AttributeError):
-        pass
-
-
-def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
-    _name_os_thread()
-    loop.run_forever()
-
-
-def calls_loop() -> asyncio.AbstractEventLoop:
-    """The process's one event loop for LLM calls, on a thread of its own ("llm-calls"),
-    started on first use and kept for the life of the process. Every call is a coroutine on
-    it (litellm's `acompletion`): a call waiting on its model holds no thread, so the calls of
-    every debate the process runs share one thread instead of taking one each, and fewer
-    threads contend for the interpreter. A forked child starts its own: threads do not
-    survive a fork. The loop's thread and those of its default executor (where litellm runs
-    the synchronous part of each call) are named `llm-calls`, in Python and at the OS level,
-    so what the calls cost can be read per thread."""
-    global _loop, _loop_thread, _loop_pid, _in_flight
-    if _loop is None or _loop_pid != os.getpid():
-        with _setup_lock:
-            if _loop is None or _loop_pid != os.getpid():
-                loop = asyncio.new_event_loop()
-                loop.set_default_executor(
-                    ThreadPoolExecutor(
-                        thread_name_prefix=CALLS_THREAD_NAME, initializer=_name_os_thread
-                    )
-                )
-                thread = threading.Thread(
-                    target=_run_forever, args=(loop,), name=CALLS_THREAD_NAME, daemon=True
-                )
-                thread.start()
-                _in_flight = asyncio.Semaphore(settings.DEBATE_LLM_MAX_IN_FLIGHT)
-                _loop, _loop_thread, _loop_pid = loop, thread, os.getpid()
-    return _loop
-
-
-async def _held(call: Coroutine[Any, Any, LLMResponse]) -> LLMResponse:
-    """`call`, once fewer than `DEBATE_LLM_MAX_IN_FLIGHT` calls of the process are in flight."""
-    assert _in_flight is not None
-    async with _in_flight:
-        return await call
-
-
-def _start(call: Coroutine[Any, Any, LLMResponse]) -> Future:
-    """Start `call` on the calls' loop; its future, to wait on from any thread but the
-    loop's own."""
-    loop = calls_loop()
-    if threading.current_thread() is _loop_thread:
-        call.close()
-        raise RuntimeError("an LLM call cannot be waited on from the calls' own loop")
-    return asyncio.run_coroutine_threadsafe(_held(call), loop)
-
-
 async def acomplete(
     *,
     model: str | None = None,
@@ -632,107 +332,6 @@ async def acomplete(
     )
 
 
-def _prepare(items: list[tuple[Any, dict[str, Any]]]) -> list[tuple[Any, Spender, Any]]:
-    """Take the spender out of each call's arguments (setting its `max_tokens`): the calls
-    with a spender, in order, with their worst case (cost, tokens)."""
-    found = []
-    for key, kwargs in items:
-        spender = kwargs.pop("spender", None)
-        if spender is None:
-            continue
-        kwargs["max_tokens"] = kwargs.get("max_tokens") or spender.max_tokens
-        target = routing.config().target(
-            kwargs.get("model"), step=kwargs.get("step", ""), role=kwargs.get("role", "")
-        )
-        found.append(
-            (key, spender, _estimate(spender, target, kwargs["messages"], kwargs["max_tokens"]))
-        )
-    return found
-
-
-class StepReservation:
-    """The calls of one step reserved together (they share one spender), by a statement the
-    caller runs as a part of its own (`sql`, then `read` with its rows; without limits there
-    is no statement: `sql` is None), then handed to `complete_concurrently(reserved=...)`."""
-
-    def __init__(self, calls: dict[Any, dict[str, Any]]):
-        wanted = _prepare([(key, dict(kwargs)) for key, kwargs in calls.items()])
-        spenders = {id(spender) for _, spender, _ in wanted}
-        if len(spenders) > 1:
-            raise ValueError("the calls of a step reserved together share one spender")
-        self.keys = [key for key, _, _ in wanted]
-        self.spender = wanted[0][1] if wanted else None
-        self.batch = (
-            budget_accounting.batch(self.spender, [estimate for _, _, estimate in wanted])
-            if wanted
-            else None
-        )
-        self.reservations: dict[Any, budget_accounting.Reservation] = {}
-        self.refused: Any = None
-        self.stop: BudgetStop | None = None
-        if self.batch is None:
-            self.read([])
-
-    def sql(self, skip_sql: str = "NULL::boolean[]", skip_params: list[Any] | None = None):
-        """The reserving statement (None: nothing to reserve); `skip_sql`, an SQL boolean[]
-        aligned with `keys`, leaves out the calls it marks true."""
-        return None if self.batch is None else self.batch.sql(skip_sql, skip_params)
-
-    def read(self, rows) -> None:
-        """The reserving statement's rows: which calls hold a reservation, which was refused."""
-        if self.batch is None:
-            self.reservations = {
-                key: budget_accounting.unlimited(self.spender) for key in self.keys
-            }
-            return
-        held, refused = self.batch.read(rows)
-        self.reservations = {self.keys[i]: reservation for i, reservation in held.items()}
-        if refused is not None:
-            self.refused, self.stop = self.keys[refused[0]], BudgetStop(refused[1])
-
-
-def _reserve_all(
-    items: list[tuple[Any, dict[str, Any]]], reserved: StepReservation | None = None
-) -> tuple[dict[Any, budget_accounting.Reservation | None], Any, BudgetStop | None]:
-    """Reserve the calls that have a spender, in order, as many as fit: one statement per
-    spender (a step's calls share one), none when `reserved` already holds them. Sets each
-    call's `max_tokens` (in `items`' dicts). Returns the reservations by key, and the first
-    call refused with its `BudgetStop` (it and every call after it are not to be made) or
-    (None, None)."""
-    reservations: dict[Any, budget_accounting.Reservation | None] = {key: None for key, _ in items}
-    wanted: dict[int, list[tuple[Any, tuple[Decimal, int]]]] = {}
-    spenders: dict[int, Spender] = {}
-    for key, spender, estimate in _prepare(items):
-        spenders[id(spender)] = spender
-        wanted.setdefault(id(spender), []).append((key, estimate))
-    order = {key: i for i, (key, _) in enumerate(items)}
-    refused_at, stop = len(items), None
-    if reserved is not None:
-        spent = {key for calls in wanted.values() for key, _ in calls}
-        reservations.update((key, reserved.reservations.get(key)) for key in spent)
-        if reserved.refused in order:
-            refused_at, stop = order[reserved.refused], reserved.stop
-        if [k for k in spent if order[k] < refused_at and k not in reserved.reservations]:
-            raise RuntimeError("a call with a spender was not reserved")  # never made unpaid
-        wanted = {}
-    for group, calls in wanted.items():
-        held, exceeded = budget_accounting.reserve_many(
-            spenders[group], [estimate for _, estimate in calls]
-        )
-        for (key, _), reservation in zip(calls, held, strict=False):
-            reservations[key] = reservation
-        if exceeded is not None:
-            first = order[calls[len(held)][0]]
-            if first < refused_at:
-                refused_at, stop = first, BudgetStop(exceeded)
-    refused = items[refused_at][0] if stop is not None else None
-    for key, _ in items[refused_at:]:  # not made: what they hold is given back
-        held = reservations.pop(key, None)
-        if held is not None:
-            budget_accounting.release(held)
-    return reservations, refused, stop
-
-
 def complete_concurrently(
     calls: dict[Any, dict[str, Any]],
     *,
@@ -740,7 +339,7 @@ def complete_concurrently(
     on_returned: Callable[[list[tuple]], None],
     on_failed: Callable[[Any, LLMError], None],
     store_settles: bool = False,
-    reserved: StepReservation | None = None,
+    reserved: spending.StepReservation | None = None,
 ) -> list[LLMError]:
     """Make independent calls at once (at most `max_workers` of them in flight), on the
     process's calls' loop (`calls_loop`): `calls` maps a caller's key to `complete`'s arguments.
@@ -757,16 +356,16 @@ def complete_concurrently(
     order, as many as fit. When a spending limit refuses one (`BudgetStop`), it and the calls
     after it are handed to `on_failed` with that error and not made; the others are made and
     kept. A call is settled here when it returns, or, with `store_settles`, by the caller:
-    `on_returned` then gets (key, reply, `Settlement` or None) and runs each settlement as a
-    part of the statement that stores its reply (setting `done`); one it did not run is
+    `on_returned` then gets (key, reply, `spending.Settlement` or None) and runs each settlement
+    as a part of the statement that stores its reply (setting `done`); one it did not run is
     settled here after. With `reserved`, the calls were reserved by the caller's own
-    statement (`StepReservation`): none is reserved here.
+    statement (`spending.StepReservation`): none is reserved here.
     """
     errors: list[LLMError] = []
     if not calls:
         return errors
     items = [(key, dict(kwargs)) for key, kwargs in calls.items()]
-    reservations, refused, stop = _reserve_all(items, reserved)
+    reservations, refused, stop = spending.reserve_all(items, reserved)
     waiting = [(key, kwargs) for key, kwargs in items if key in reservations]
     waiting.reverse()
     if stop is not None:
@@ -782,17 +381,17 @@ def complete_concurrently(
     def submit_more() -> None:
         while waiting and len(futures) < limit:
             key, kwargs = waiting.pop()
-            futures[_start(acomplete(**kwargs))] = key
+            futures[calls_loop.start(acomplete(**kwargs))] = key
 
     def hand_over(answered: list[tuple[Any, LLMResponse]]) -> None:
         if not store_settles:
             for key, response in answered:
-                _settle(reservations.pop(key), response)
+                spending.settle(reservations.pop(key), response)
             on_returned(answered)
             return
         settlements = {}
         for key, response in answered:
-            settlements[key] = (Settlement.of(reservations.pop(key), response), response)
+            settlements[key] = (spending.Settlement.of(reservations.pop(key), response), response)
         try:
             on_returned([(key, response, s) for key, (s, response) in settlements.items()])
         finally:
@@ -811,7 +410,7 @@ def complete_concurrently(
                 if exc is None:
                     answered.append((key, future.result()))
                     continue
-                _settle(reservations.pop(key), None)
+                spending.settle(reservations.pop(key), None)
                 if isinstance(exc, LLMError):
                     on_failed(key, exc)
                     errors.append(exc)
@@ -825,7 +424,7 @@ def complete_concurrently(
                 # A call in flight may have reached its model: it ends, and it counts.
                 wait(list(futures))
                 for key in futures.values():
-                    _settle(reservations.pop(key), None)
+                    spending.settle(reservations.pop(key), None)
                 futures.clear()
                 raise fatal
     finally:

@@ -27,6 +27,14 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 
+#: The provider prefix of the built-in offline model (`agents.offline`).
+OFFLINE_PROVIDER = "offline"
+
+
+def is_offline_model(model: str) -> bool:
+    return model.split("/", 1)[0] == OFFLINE_PROVIDER
+
+
 GROUPS = ("reasoning", "moderation", "arbitration", "cheap")
 ANY = "*"
 # "step:role" -> group; the most specific match wins: step:role, step:*, *:role, *:*.
@@ -183,8 +191,6 @@ class RoutingConfig:
 
     def uses_offline(self, model: str | None) -> bool:
         """Whether calls for this pin (empty: routed) may reach the offline model."""
-        from agents.gateway import is_offline_model
-
         name = (model or "").strip()
         if name:
             target = self.target(name)

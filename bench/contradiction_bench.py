@@ -83,7 +83,7 @@ def main():
     from django.conf import settings
     from django.core.management import call_command
 
-    from agents.gateway import load
+    from agents.litellm_loader import load
     from contradictions import running, services
     from contradictions.inputs import parse_payload
     from contradictions.models import ArbitrationCall, ContradictionRun

@@ -106,7 +106,7 @@ def tree_cpu(pid: int) -> float:
 
 
 def calls_threads_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds of each of a worker's LLM calls' threads (`agents.gateway.calls_loop`: the
+    """CPU seconds of each of a worker's LLM calls' threads (`agents.calls_loop`: the
     loop's thread and its executor's, named `llm-calls` at the OS level), by thread id: where
     litellm and the offline model do their work, and nothing of the debate's own."""
     found = {}
@@ -285,7 +285,7 @@ def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from debates import services
+    from debates import running, services
 
     settings.DEBATE_OFFLINE_LATENCY = latency
     counts: dict[str, list[int]] = {}
@@ -293,7 +293,7 @@ def statements_per_run(latency: float, runs: int = 3) -> dict[str, list[int]]:
         for _ in range(runs):
             debate = services.debate_create(query=question, protocol="s4", enqueue=False)
             with CaptureQueriesContext(connection) as ctx:
-                services.debate_run(debate_id=debate.id, read_back=False)
+                running.debate_run(debate_id=debate.id, read_back=False)
             counts.setdefault(question, []).append(len(ctx.captured_queries))
     return counts
 
@@ -657,7 +657,7 @@ def main():
 
         call_command("migrate", verbosity=0)
         call_command("load_default_agents", stdout=open(os.devnull, "w"))
-        from agents.gateway import load
+        from agents.litellm_loader import load
 
         load()
         worker_cost(args)
@@ -667,7 +667,7 @@ def main():
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from debates import services
+    from debates import running, services
     from debates.models import Debate
 
     call_command("migrate", verbosity=0)
@@ -682,7 +682,7 @@ def main():
     for i in range(args.single_runs + 1):
         debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
         t0 = time.perf_counter()
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
         if i:
             walls.append(time.perf_counter() - t0)
     walls.sort()
@@ -775,7 +775,7 @@ def main():
         debate = services.debate_create(query=f"Is Bitcoin a good investment? ({i})", enqueue=False)
         c0 = time.process_time()
         with CaptureQueriesContext(connection) as ctx:
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
         cpu.append(time.process_time() - c0)
         queries.append(len(ctx.captured_queries))
     cpu.sort()

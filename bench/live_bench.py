@@ -83,7 +83,7 @@ def measure_delays(user, latency: float, debates: int) -> list[float]:
     from django.test.testcases import LiveServerThread
     from playwright.sync_api import sync_playwright
 
-    from debates import services
+    from debates import running, services
 
     settings.DEBATE_OFFLINE_LATENCY = latency
     server = LiveServerThread("127.0.0.1", lambda app: app)
@@ -108,7 +108,7 @@ def measure_delays(user, latency: float, debates: int) -> list[float]:
             )
             page.goto(f"{base}/debates/{debate.id}/")
             page.evaluate(WATCH)
-            runner = threading.Thread(target=services.debate_run, kwargs={"debate_id": debate.id})
+            runner = threading.Thread(target=running.debate_run, kwargs={"debate_id": debate.id})
             runner.start()
             page.locator("#decision").wait_for(timeout=60_000)
             runner.join()
@@ -124,12 +124,12 @@ def measure_polls(user, runs: int) -> dict[str, tuple[float, int]]:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
-    from debates import selectors, services
+    from debates import running, selectors, services
 
     debate = services.debate_create(
         query="Is Bitcoin a good investment?", created_by=user, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     version = selectors.debate_so_far(debate_id=debate.id, user=user).version
     client = Client()
     client.force_login(user)
@@ -165,7 +165,7 @@ def main():
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from agents.gateway import load
+    from agents.litellm_loader import load
     from debates.views import POLL_INTERVAL_MS
 
     call_command("migrate", verbosity=0)

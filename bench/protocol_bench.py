@@ -81,8 +81,8 @@ def main():
     from django.conf import settings
     from django.core.management import call_command
 
-    from agents.gateway import load
-    from debates import services
+    from agents.litellm_loader import load
+    from debates import running, services
     from debates.models import Debate, LLMCall
 
     call_command("migrate", verbosity=0)
@@ -102,7 +102,7 @@ def main():
         for i in range(args.runs + 1):
             debate = services.debate_create(query=question, protocol=protocol, enqueue=False)
             t0 = time.perf_counter()
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
             if i:
                 walls.append(time.perf_counter() - t0)
         debate = Debate.objects.get(id=debate.id)

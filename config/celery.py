@@ -21,7 +21,7 @@ def _load_llm_gateway(**kwargs):
     from django.core.exceptions import ImproperlyConfigured
 
     from agents.checks import offline_model_not_default
-    from agents.gateway import load
+    from agents.litellm_loader import load
 
     if errors := [e for e in offline_model_not_default() if e.level >= checks.ERROR]:
         raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")

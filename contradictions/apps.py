@@ -7,6 +7,7 @@ class ContradictionsConfig(AppConfig):
     verbose_name = "Contradictions"
 
     def ready(self):
+        from contradictions import tasks
         from contradictions.reviewing.subject import CONTRADICTION, RUN
         from contradictions.running import RUNS
         from reviews import subjects
@@ -15,3 +16,4 @@ class ContradictionsConfig(AppConfig):
         subjects.register(CONTRADICTION)
         subjects.register(RUN)
         lifecycle.register(RUNS)
+        RUNS.task = tasks.run_contradictions  # the task module imports `running`, not back

@@ -21,6 +21,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents import gateway
+from agents.errors import BudgetStop, LLMError, failure_text
 from budgets import services as budgets
 from contradictions import arbitration, consensus, detection
 from contradictions.authority import Ranking
@@ -57,24 +58,19 @@ class RunWork(lifecycle.Work):
     def execute(self, row: ContradictionRun) -> None:
         _Runner(row).execute()
 
-    def enqueue(self, pk: str):
-        from contradictions.tasks import run_contradictions
-
-        return run_contradictions.delay(pk)
-
     def readable_error(self, exc: BaseException) -> str:
-        if isinstance(exc, gateway.BudgetStop):
+        if isinstance(exc, BudgetStop):
             return f"Stopped at a spending limit, keeping every arbitration paid for. {exc}"
-        if isinstance(exc, gateway.LLMError):
+        if isinstance(exc, LLMError):
             kind = "permanent" if exc.permanent else "after retries"
-            return gateway.failure_text(f"The arbitrator's model failed ({kind}): ", exc)
+            return failure_text(f"The arbitrator's model failed ({kind}): ", exc)
         return super().readable_error(exc)
 
     def is_transient(self, exc: BaseException) -> bool:
-        return isinstance(exc, gateway.LLMError) and not exc.permanent
+        return isinstance(exc, LLMError) and not exc.permanent
 
     def failed(self, row: ContradictionRun, cause: BaseException | None = None) -> None:
-        review_item_for_failure(run=row, budget=isinstance(cause, gateway.BudgetStop))
+        review_item_for_failure(run=row, budget=isinstance(cause, BudgetStop))
 
     def requeued(self, pk, *, user, note: str, before: dict) -> None:
         failure_items_close_for_rerun(run_id=pk, user=user, note=note, data=before)
@@ -280,7 +276,7 @@ class _Runner:
             ),
             on_failed=lambda pk, exc: ArbitrationCall.objects.filter(pk=call_ids[pk]).update(
                 status=ArbitrationCall.Status.FAILED,
-                error=gateway.failure_text("", exc)[:5000],
+                error=failure_text("", exc)[:5000],
                 attempts=exc.attempts,
             ),
         )
@@ -288,7 +284,7 @@ class _Runner:
             arbitration_ms=int((time.monotonic() - started) * 1000)
         )
         if errors:
-            stops = [e for e in errors if isinstance(e, gateway.BudgetStop)]
+            stops = [e for e in errors if isinstance(e, BudgetStop)]
             raise (stops or errors)[0]
 
     @transaction.atomic

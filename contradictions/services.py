@@ -24,7 +24,7 @@ from contradictions.models import (
     Finding,
     SourceAuthority,
 )
-from contradictions.tasks import run_contradictions
+from contradictions.running import RUNS
 from debates.models import Debate
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def contradiction_run_create(
     )
     budgets.charge_open(subject=f"contradiction-run:{run.pk}", user=created_by, token=api_token)
     if enqueue:
-        transaction.on_commit(lambda: run_contradictions.delay(str(run.id)))
+        transaction.on_commit(lambda: RUNS.enqueue(str(run.id)))
     return run
 
 

@@ -14,15 +14,20 @@ class DebatesConfig(AppConfig):
 
     def ready(self):
         """Register what lower layers reach through registries: the debate as a review subject,
-        debates as durable work for the sweeper, and the protocols agents may take part in."""
+        debates as durable work for the sweeper, and the protocols agents may take part in; and
+        hand the modules that enqueue work the tasks that do it (the task module imports them,
+        so they cannot import it)."""
         from agents import services as agent_services
+        from debates import tasks, webhooks
         from debates.reviewing.subject import DEBATE
-        from debates.services import DEBATES
+        from debates.running import DEBATES
         from protocols import register_offline_responders
         from reviews import subjects
         from runs import lifecycle
 
         subjects.register(DEBATE)
         lifecycle.register(DEBATES)
+        DEBATES.task = tasks.run_debate
+        webhooks.delivery_task = tasks.deliver_webhook
         agent_services.set_protocol_names(agent_protocol_names)
         register_offline_responders()

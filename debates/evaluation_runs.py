@@ -23,8 +23,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents import routing
-from agents.gateway import is_offline_model
-from debates import services
+from agents.routing import is_offline_model
+from debates import running, services
 from debates.models import Debate, EvaluationItem, EvaluationRun, LLMCall
 from protocols import OptionError, ProtocolError, defense, effective_options, get_protocol
 from protocols import question_sets as qs
@@ -141,7 +141,7 @@ def run_resend(run: EvaluationRun) -> int:
         .values_list("debate_id", flat=True)
     )
     for debate_id in queued:
-        services.DEBATES.enqueue(str(debate_id))
+        running.DEBATES.enqueue(str(debate_id))
     return len(queued)
 
 

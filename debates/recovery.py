@@ -28,7 +28,7 @@ from django.core.exceptions import ValidationError
 
 from agents import routing
 from debates.models import Debate
-from debates.services import DEBATES
+from debates.running import DEBATES
 from runs import lifecycle, sweeping
 from runs.sweeping import SweepReport
 

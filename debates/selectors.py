@@ -8,7 +8,8 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Value
 from django.db.models.functions import Cast, Concat
 
-from agents.gateway import OFFLINE_NOTICE, is_offline_model
+from agents.gateway import OFFLINE_NOTICE
+from agents.routing import is_offline_model
 from debates.baselines import baselines_view
 from debates.live import VERSION_FIELDS, DebateSoFar, arrange, version_of
 from debates.models import (

@@ -1,4 +1,4 @@
-"""Celery tasks: thin wrappers that take ids and call services."""
+"""Celery tasks: thin wrappers that take ids and call `running`, `webhooks` and `recovery`."""
 
 from functools import partial
 
@@ -6,7 +6,8 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from debates import recovery, services, webhooks
+from budgets.services import release_stale_holds
+from debates import recovery, running, webhooks
 from runs.retrying import run_retrying
 
 
@@ -25,11 +26,11 @@ def run_debate(self, debate_id: str, database_retries: int = 0) -> str:
         debate = run_retrying(
             self,
             database_retries,
-            partial(services.debate_run, debate_id=debate_id, read_back=False),
+            partial(running.debate_run, debate_id=debate_id, read_back=False),
             debate_id=debate_id,
         )
     except SoftTimeLimitExceeded:
-        services.debate_fail(
+        running.debate_fail(
             debate_id=debate_id, error="The debate ran past its time limit and was stopped."
         )
         return "timed out"
@@ -63,7 +64,5 @@ def recover_stuck_debates() -> str:
     """Run by beat every DEBATE_SWEEP_INTERVAL seconds (settings.CELERY_BEAT_SCHEDULE): sweeps
     stuck debates and contradiction runs, and gives back the budget reservations of calls whose
     worker died (older than BUDGET_HOLD_TIMEOUT)."""
-    from budgets.services import release_stale_holds
-
     swept = "; ".join(f"{kind}: {report}" for kind, report in recovery.sweep().items())
     return f"{swept}; budget reservations released: {release_stale_holds()}"

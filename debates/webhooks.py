@@ -4,9 +4,9 @@ Events: ``debate.completed``, ``debate.failed`` and ``review.resolved`` (and ``p
 request to test a receiver: `ping`). Links in them are absolute, built from the setting
 ``DEBATE_SITE_URL``. Each is signed with the
 debate owner's webhook secret: ``X-Debate-Signature: sha256=<hex>``, the HMAC-SHA256 of
-``<X-Debate-Timestamp>.<raw body>``. Delivery runs in a Celery task (`debates.tasks`) that
-retries with exponential backoff, a bounded number of times; every attempt is a
-`WebhookDelivery` row, visible in the admin.
+``<X-Debate-Timestamp>.<raw body>``. Delivery runs in a Celery task
+(`debates.tasks.deliver_webhook`) that retries with exponential backoff, a bounded number of
+times; every attempt is a `WebhookDelivery` row, visible in the admin.
 
 Callers schedule an event inside their transaction; it is sent only if that commits:
 
@@ -38,8 +38,10 @@ from django.urls import reverse
 from django.utils import timezone
 from requests.adapters import HTTPAdapter
 
+from accounts.services import webhook_secret_get
 from debates.models import Debate, WebhookDelivery
 from debates.outline import outline
+from reviews.models import ReviewItem
 
 logger = logging.getLogger(__name__)
 
@@ -180,8 +182,6 @@ def absolute_url(path: str) -> str:
 def _review_part(item_id) -> dict[str, Any] | None:
     """What a `review.resolved` event says of the item that was closed. Analysts' notes and
     names stay inside the service."""
-    from reviews.models import ReviewItem
-
     item = ReviewItem.objects.filter(pk=item_id).first() if item_id is not None else None
     if item is None:
         return None
@@ -222,9 +222,12 @@ def event_payload(
     return payload
 
 
-def _enqueue(*, debate_id, event: str, review_item_id=None) -> None:
-    from debates.tasks import deliver_webhook
+#: The Celery task that delivers an event (`debates.tasks.deliver_webhook`), set by
+#: `DebatesConfig.ready`: the task module imports this one, not the other way round.
+delivery_task = None
 
+
+def _enqueue(*, debate_id, event: str, review_item_id=None) -> None:
     debate = (
         Debate.objects.filter(id=debate_id, created_by__isnull=False)
         .exclude(callback_url="")
@@ -233,7 +236,7 @@ def _enqueue(*, debate_id, event: str, review_item_id=None) -> None:
     if debate is None:
         return
     event_id = uuid.uuid4()
-    deliver_webhook.delay(
+    delivery_task.delay(
         event_id=str(event_id),
         debate_id=str(debate.id),
         event=str(event),
@@ -363,8 +366,6 @@ def ping(*, user, url: str) -> PingResult:
     on the URL, the same pinned address, the same signature with `user`'s secret, no
     redirects), and report what the receiver answered. Nothing is retried or stored: it tests
     a receiver before a debate relies on it."""
-    from accounts.services import webhook_secret_get
-
     event_id = uuid.uuid4()
     started = time.monotonic()
     status_code, excerpt, error = None, "", ""
@@ -410,8 +411,6 @@ def deliver(
     Retried: network errors, timeouts, 5xx, 408/425/429, while attempts remain. Not retried:
     other answers (the receiver refused the event) and callback URLs no longer allowed.
     """
-    from accounts.services import webhook_secret_get
-
     row = _claim_attempt(
         event_id=event_id,
         debate_id=debate_id,

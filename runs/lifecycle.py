@@ -114,9 +114,14 @@ class Work:
         """Run (or resume) a claimed row to its end, from what is stored."""
         raise NotImplementedError
 
+    #: The Celery task that runs a row by id, handed over by the owning app's
+    #: `AppConfig.ready` (its task module imports the module defining the work, so the work
+    #: cannot import the task).
+    task: Any = None
+
     def enqueue(self, pk: str) -> Any:
         """Send the row's task (called on commit)."""
-        raise NotImplementedError
+        return self.task.delay(pk)
 
     def readable_error(self, exc: BaseException) -> str:
         return f"{type(exc).__name__}: {exc}"

@@ -10,7 +10,7 @@ from django.urls import reverse
 from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.inputs import parse_payload
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import SCENARIOS
@@ -36,7 +36,7 @@ def test_the_main_pages_raise_no_csp_violation_in_chromium(
     finished = services.debate_create(
         query="Is Bitcoin a good investment?", created_by=admin, enqueue=False
     )
-    services.debate_run(debate_id=finished.id)
+    running.debate_run(debate_id=finished.id)
     waiting = services.debate_create(query="Is it raining?", created_by=admin, enqueue=False)
     item = ReviewItem.objects.filter(debate=finished).first()
     assert item is not None  # a split vote goes to review

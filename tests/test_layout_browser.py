@@ -12,7 +12,7 @@ from django.urls import reverse
 from contradictions import running as contradiction_running
 from contradictions import services as contradiction_services
 from contradictions.inputs import parse_payload
-from debates import services
+from debates import running, services
 from reviews.models import ReviewItem
 from tests.contradictions.conftest import SCENARIOS
 from tests.reviews.conftest import failed_debate
@@ -64,7 +64,7 @@ def test_every_main_page_fits_phone_and_laptop_widths(
     finished = services.debate_create(
         query="Is Bitcoin a good investment?", created_by=admin, enqueue=False
     )
-    services.debate_run(debate_id=finished.id)
+    running.debate_run(debate_id=finished.id)
     waiting = services.debate_create(query="Is it raining?", created_by=admin, enqueue=False)
     item = ReviewItem.objects.filter(debate=finished).first()
     assert item is not None  # a split vote goes to review

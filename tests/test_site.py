@@ -7,7 +7,7 @@ import sys
 import pytest
 from django.urls import reverse
 
-from debates import services
+from debates import running, services
 from tests.conftest import ROOT, STRONG_KEY
 
 
@@ -51,7 +51,7 @@ def test_production_settings_start_with_a_secret_key():
 
 def test_admin_shows_debates_with_filters_and_a_read_only_transcript(admin_client, default_agents):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     changelist = admin_client.get(
         reverse("admin:debates_debate_changelist"), {"consensus_type": "split"}
     )

@@ -1,6 +1,6 @@
 """Serializer fields for what the gateway stores."""
 
-from agents import gateway
+from agents.errors import error_for
 from api.fields import BlankAsNullCharField
 
 
@@ -9,4 +9,4 @@ class ModelErrorField(BlankAsNullCharField):
 
     def to_representation(self, value):
         user = getattr(self.context.get("request"), "user", None)
-        return gateway.error_for(value or "", staff=bool(getattr(user, "is_staff", False))) or None
+        return error_for(value or "", staff=bool(getattr(user, "is_staff", False))) or None

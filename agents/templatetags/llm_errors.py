@@ -3,11 +3,11 @@ provider's error are for staff only; see `agents.gateway.error_for`)."""
 
 from django import template
 
-from agents import gateway
+from agents import errors
 
 register = template.Library()
 
 
 @register.filter
 def error_for(text: str, user) -> str:
-    return gateway.error_for(text or "", staff=bool(getattr(user, "is_staff", False)))
+    return errors.error_for(text or "", staff=bool(getattr(user, "is_staff", False)))

@@ -304,7 +304,7 @@ DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=1
 DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
 DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
 # The most LLM calls one process has in flight at once (every debate it runs together; they
-# are coroutines on one event loop, `agents.gateway.calls_loop`); more wait for a free place.
+# are coroutines on one event loop, `agents.calls_loop`); more wait for a free place.
 DEBATE_LLM_MAX_IN_FLIGHT = env.int("DEBATE_LLM_MAX_IN_FLIGHT", default=256)
 # Statements are sent with their values apart from the SQL (server-side binding), and a
 # statement a connection runs a second time is prepared: parsed and planned once per

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from agents import gateway
+from agents import calls_loop, gateway
 from budgets.limits import EVER, Allowance, Spender
 
 OFFLINE = "offline/heuristic-demo"
@@ -84,7 +84,7 @@ def test_at_most_max_workers_calls_of_a_step_are_in_flight(settings, watched):
 @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_forked_process_makes_its_calls_on_a_loop_of_its_own(settings):
     settings.DEBATE_OFFLINE_LATENCY = 0
-    parent_loop = gateway.calls_loop()
+    parent_loop = calls_loop.calls_loop()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: as a prefork worker's process is
@@ -92,7 +92,7 @@ def test_a_forked_process_makes_its_calls_on_a_loop_of_its_own(settings):
             reply = gateway.complete(
                 model=OFFLINE, messages=[{"role": "user", "content": "Is it raining?"}]
             )
-            same = gateway.calls_loop() is parent_loop
+            same = calls_loop.calls_loop() is parent_loop
             os.write(write, json.dumps({"content": reply.content, "same": same}).encode())
         finally:
             os._exit(0)
@@ -101,14 +101,14 @@ def test_a_forked_process_makes_its_calls_on_a_loop_of_its_own(settings):
         answer = json.loads(pipe.read() or "{}")
     os.waitpid(pid, 0)
     assert answer.get("content") and answer["same"] is False
-    assert gateway.calls_loop() is parent_loop
+    assert calls_loop.calls_loop() is parent_loop
 
 
 def test_waiting_on_a_call_from_the_loops_own_thread_is_refused():
     async def inside():
         return gateway.complete(model=OFFLINE, messages=[{"role": "user", "content": "Hm?"}])
 
-    future = asyncio.run_coroutine_threadsafe(inside(), gateway.calls_loop())
+    future = asyncio.run_coroutine_threadsafe(inside(), calls_loop.calls_loop())
     with pytest.raises(RuntimeError, match="calls' own loop"):
         future.result(timeout=10)
 
@@ -127,7 +127,7 @@ def test_the_calls_threads_are_named_at_the_os_level_too():
         return _os_name(), on_executor
 
     loop_thread, executor_thread = asyncio.run_coroutine_threadsafe(
-        names(), gateway.calls_loop()
+        names(), calls_loop.calls_loop()
     ).result(timeout=10)
     assert loop_thread == "llm-calls"
     assert executor_thread.startswith("llm-calls_")

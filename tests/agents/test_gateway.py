@@ -9,8 +9,9 @@ from decimal import Decimal
 import pytest
 from litellm.types.utils import Usage
 
-from agents import gateway
-from agents.gateway import LLMError, complete
+from agents import gateway, litellm_loader
+from agents.errors import LLMError
+from agents.gateway import complete
 
 MESSAGES = [{"role": "user", "content": "Reply with a JSON object."}]
 REPLY = '{"decision": "ACT", "confidence": 80, "risk": 10, "reasoning": "fine"}'
@@ -18,7 +19,7 @@ REPLY = '{"decision": "ACT", "confidence": 80, "risk": 10, "reasoning": "fine"}'
 
 @pytest.fixture
 def litellm():
-    return gateway._get_litellm()
+    return litellm_loader.get_litellm()
 
 
 @pytest.fixture
@@ -246,7 +247,7 @@ class _Died(BaseException):
 def test_concurrent_calls_hand_over_every_reply_and_report_failures(monkeypatch):
     async def fake_complete(target, *, messages, **kwargs):
         if target.name == "broken":
-            raise gateway.LLMError("broken: down", permanent=True, attempts=1)
+            raise LLMError("broken: down", permanent=True, attempts=1)
         return gateway.LLMResponse(target.name, messages[0]["content"], 1, 1, 0, 1, 1)
 
     monkeypatch.setattr(gateway, "_complete", fake_complete)

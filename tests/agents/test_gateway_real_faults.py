@@ -11,7 +11,8 @@ import time
 import pytest
 
 from agents import storable
-from agents.gateway import LLMError, complete
+from agents.errors import LLMError
+from agents.gateway import complete
 from tests.conftest import wait_for
 from tests.support.fake_openai import FAULTS, FaultPlan, Reply
 

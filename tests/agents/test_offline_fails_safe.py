@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from agents.checks import OFFLINE_DEFAULT_ERROR, offline_model_not_default
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from protocols.offline import HARM_PATTERNS, classify, harm_category
 
@@ -66,7 +66,7 @@ def test_ordinary_questions_are_not_harmful(question):
 
 def _debate(question: str) -> Debate:
     debate = services.debate_create(query=question, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
 

@@ -7,6 +7,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 
 from agents import gateway, routing
+from agents.errors import LLMError
 from agents.offline import reply_to
 from tests.support.fake_openai import FakeOpenAI, Reply
 
@@ -166,7 +167,7 @@ def test_retries_are_bounded_and_the_error_names_the_group(settings, fake_openai
     }
     fake_openai.default = second_server.default = Reply.error(503)
 
-    with pytest.raises(gateway.LLMError) as info:
+    with pytest.raises(LLMError) as info:
         gateway.complete(messages=MESSAGES, step="analysis", role="utility", max_retries=1)
 
     assert not info.value.permanent and info.value.attempts == 2

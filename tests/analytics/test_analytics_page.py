@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from reviews import services as review_services
 from reviews.models import ReviewItem
@@ -54,7 +54,7 @@ def run(query: str, user, protocol: str = "s4", schedule=None) -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, created_by=user, enqueue=False)
     if schedule is not None:
         Debate.objects.filter(pk=debate.pk).update(schedule=schedule)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return Debate.objects.get(pk=debate.pk)
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from debates import services
+from debates import running, services
 from debates.models import Debate
 
 URL = "/api/v1/debates/"
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("default_agents")
 
 def _run(query: str, user) -> Debate:
     debate = services.debate_create(query=query, created_by=user, enqueue=False)
-    return services.debate_run(debate_id=debate.id)
+    return running.debate_run(debate_id=debate.id)
 
 
 def test_a_token_client_downloads_the_markdown_transcript(api, user, other_api):

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from debates import services
+from debates import running, services
 from debates.models import Debate
 
 URL = "/api/v1/debates/"
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("default_agents")
 
 def _run(query: str, user) -> Debate:
     debate = services.debate_create(query=query, created_by=user, enqueue=False)
-    return services.debate_run(debate_id=debate.id)
+    return running.debate_run(debate_id=debate.id)
 
 
 def test_a_finished_debate_reads_with_decisions_usage_timings_and_transcript(api, user):

@@ -108,7 +108,7 @@ def test_a_provider_error_is_summarised_for_its_owner_and_whole_for_staff(
     fake_openai,
     client,
 ):
-    from debates import services
+    from debates import running, services
 
     fake_openai.default = Reply.error(
         401, "Incorrect API key provided: sk-fake***. Internal host 10.0.0.5:8443."
@@ -116,7 +116,7 @@ def test_a_provider_error_is_summarised_for_its_owner_and_whole_for_staff(
     debate = services.debate_create(
         query="Is it raining?", created_by=user, enqueue=False, options={"model": fake_openai.model}
     )
-    services.debate_run(debate_id=debate.id)  # the real gateway, in process
+    running.debate_run(debate_id=debate.id)  # the real gateway, in process
     summary = (
         "The language model failed (permanent): openai/fake-model: the provider refused "
         "the credentials."

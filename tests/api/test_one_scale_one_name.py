@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from reviews.models import ReviewItem
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("default_agents")
 
 def _run(query: str, user, protocol: str = "s4") -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, created_by=user, enqueue=False)
-    return services.debate_run(debate_id=debate.id)
+    return running.debate_run(debate_id=debate.id)
 
 
 def test_the_api_takes_question_and_query_as_its_deprecated_alias(api):

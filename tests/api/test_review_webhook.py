@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 
 from accounts.services import webhook_secret_get
+from debates import running, webhooks
 from debates import services as debate_services
-from debates import webhooks
 from debates.models import Debate
 from reviews import services
 from reviews.models import ReviewItem
@@ -25,7 +25,7 @@ def _split_debate(owner, callback_url: str = ""):
     debate = debate_services.debate_create(
         query=SPLIT, created_by=owner, enqueue=False, callback_url=callback_url
     )
-    return debate_services.debate_run(debate_id=debate.id)
+    return running.debate_run(debate_id=debate.id)
 
 
 def test_closing_an_item_schedules_one_event_and_a_refused_action_none(
@@ -154,7 +154,7 @@ def test_a_given_up_debate_sends_debate_failed_and_its_rerun_sends_review_resolv
         mock.patch("debates.tasks.run_debate.delay"),
     ):
         with django_capture_on_commit_callbacks(execute=True):
-            debate_services.debate_fail(debate_id=debate.id, error="Gave up after 3 re-enqueues.")
+            running.debate_fail(debate_id=debate.id, error="Gave up after 3 re-enqueues.")
         item = ReviewItem.objects.get(debate=debate, reason="debate_failed")
         with django_capture_on_commit_callbacks(execute=True):
             services.review_rerun(item_id=item.pk, user=staff_user, note="internal: worker back")

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.urls import reverse
 
 from accounts.services import webhook_secret_get
-from debates import services, webhooks
+from debates import running, services, webhooks
 from debates.models import Debate, WebhookDelivery
 from tests.api.conftest import client_for
 from tests.conftest import wait_for
@@ -57,7 +57,7 @@ def finished_debate(default_agents, user, receiver):
         callback_url=receiver.url,
         enqueue=False,
     )
-    return services.debate_run(debate_id=debate.id)
+    return running.debate_run(debate_id=debate.id)
 
 
 def _attempt(debate, attempt, event_id=None, url=None):
@@ -142,10 +142,10 @@ def test_only_debates_with_a_callback_url_schedule_an_event(
     )
     without = services.debate_create(query="Is it?", created_by=user, enqueue=False)
     with django_capture_on_commit_callbacks() as scheduled:
-        services.debate_run(debate_id=with_url.id)
+        running.debate_run(debate_id=with_url.id)
     assert len(scheduled) == 1
     with django_capture_on_commit_callbacks() as scheduled:
-        services.debate_run(debate_id=without.id)
+        running.debate_run(debate_id=without.id)
     assert scheduled == []
 
 
@@ -217,7 +217,7 @@ def test_failed_debates_and_resolved_reviews_post_events_too(
     debate = services.debate_create(
         query="Is it?", created_by=user, enqueue=False, callback_url=receiver.url
     )
-    services.debate_fail(debate_id=debate.id, error="The language model failed.")
+    running.debate_fail(debate_id=debate.id, error="The language model failed.")
     wait_for(lambda: len(receiver.requests) >= 1, timeout=30)
     failed = json.loads(receiver.requests[0]["body"])
     assert failed["event"] == "debate.failed"

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from budgets.models import Charge, Counter, Hold, Usage
-from debates import services
+from debates import running, services
 from debates.models import Debate, LLMCall
 from reviews import services as reviews
 from tests.factories import StaffFactory, UserFactory
@@ -33,7 +33,7 @@ def test_a_debate_stops_at_its_cost_limit_and_resumes_when_it_is_raised(
     debate = services.debate_create(
         query=QUESTION, options={"model": priced.model}, created_by=ana, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
 
     assert debate.status == Debate.Status.FAILED
@@ -55,7 +55,7 @@ def test_a_debate_stops_at_its_cost_limit_and_resumes_when_it_is_raised(
     item = debate.review_items.get()
     with django_capture_on_commit_callbacks(execute=False):
         reviews.review_rerun(item_id=item.pk, user=StaffFactory(), note="Raised its limit.")
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED, debate.error
     assert priced.count() == 12 and not priced.repeated()  # no call paid for twice
@@ -65,7 +65,7 @@ def test_a_debate_stops_at_its_cost_limit_and_resumes_when_it_is_raised(
 def test_a_debate_stops_at_its_call_limit(priced, default_agents, settings):
     settings.BUDGET_DEBATE_MAX_CALLS = 4
     debate = services.debate_create(query=QUESTION, options={"model": priced.model}, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert "the call limit of one debate (debate_calls) is 4 calls" in debate.error
@@ -78,7 +78,7 @@ def test_a_resumed_step_reserves_only_the_calls_not_made_yet(
 ):
     settings.BUDGET_DEBATE_MAX_CALLS = 5  # the first step's calls, and part of the second's
     debate = services.debate_create(query=QUESTION, options={"model": priced.model}, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert LLMCall.objects.filter(debate=debate, status=LLMCall.Status.DONE).count() == 5
@@ -90,7 +90,7 @@ def test_a_resumed_step_reserves_only_the_calls_not_made_yet(
         reviews.review_rerun(
             item_id=debate.review_items.get().pk, user=StaffFactory(), note="Raised."
         )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED, debate.error
     assert priced.count() == 12 and not priced.repeated()

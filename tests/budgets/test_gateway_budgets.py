@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from agents import gateway
+from agents.errors import BudgetStop
 from budgets.limits import EVER, Allowance, Spender
 from budgets.models import Counter, Usage
 
@@ -72,7 +73,7 @@ def test_a_single_call_is_reserved_and_settled_around_it():
         ),
         max_tokens=64,
     )
-    with pytest.raises(gateway.BudgetStop) as refused:
+    with pytest.raises(BudgetStop) as refused:
         gateway.complete(
             model=OFFLINE, messages=[{"role": "user", "content": "Again?"}], spender=full
         )

@@ -11,7 +11,7 @@ from accounts.models import ApiToken
 from budgets import services as budgets
 from budgets.limits import EVER, Allowance
 from budgets.models import Charge, SpendingLimit
-from debates import services
+from debates import running, services
 from runs import lifecycle
 from tests.factories import UserFactory
 
@@ -43,7 +43,7 @@ def test_the_claim_returns_the_spender_its_own_query_reads(
 
     with django_assert_num_queries(1):
         read = budgets.spender_for(subject=f"debate:{debate.id}", user_id=other.id)
-    row = lifecycle.claim(services.DEBATES, debate.id)
+    row = lifecycle.claim(running.DEBATES, debate.id)
     with django_assert_num_queries(0):
         claimed = budgets.spender_for(
             subject=f"debate:{debate.id}", user_id=other.id, found=row.spender_found

@@ -10,6 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from agents import gateway
+from agents.errors import LLMError
 from contradictions.models import ContradictionRun
 from contradictions.pipeline import ContradictionRunFailed, resolve_contradictions
 from reviews.models import ReviewItem
@@ -96,7 +97,7 @@ def test_bad_reports_are_refused_with_what_to_fix_and_nothing_is_stored_or_emitt
 
 def test_a_failed_run_raises_emits_failed_and_is_queued_for_review():
     events = Events()
-    boom = gateway.LLMError("invalid api key", permanent=True, attempts=1)
+    boom = LLMError("invalid api key", permanent=True, attempts=1)
     with (
         mock.patch.object(gateway, "acomplete", side_effect=boom),
         pytest.raises(ContradictionRunFailed) as info,

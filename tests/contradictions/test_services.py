@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from agents import gateway
+from agents.errors import LLMError
 from contradictions import acting as contradiction_acting
 from contradictions import running as contradiction_running
 from contradictions import services
@@ -148,7 +149,7 @@ def test_running_a_completed_run_again_makes_no_calls_and_no_rows():
 def test_a_model_failure_fails_the_run_readably_and_a_retry_pays_only_for_what_is_missing():
     run = services.contradiction_run_create(reports=many_metrics(3), enqueue=False)
     broken = ScriptedArbitrator(
-        fail_after=2, exc=gateway.LLMError("x: rate limited", permanent=False, attempts=4)
+        fail_after=2, exc=LLMError("x: rate limited", permanent=False, attempts=4)
     )
     with (
         mock.patch("contradictions.running.settings.CONTRADICTION_MAX_CONCURRENT_CALLS", 1),

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from debates import baselines, selectors, services
+from debates import baselines, running, selectors, services
 from debates.models import Debate, Statement, Vote
 from protocols import evaluation
 
@@ -17,7 +17,7 @@ TESLA = "Should I invest in Tesla (TSLA) considering all factors?"
 
 def run(query: str, protocol: str) -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return selectors.debate_get(debate.id)
 
 
@@ -73,7 +73,7 @@ def test_baselines_are_shown_in_the_api_exports_page_and_admin(
 
     admin = django_user_model.objects.create_superuser("ada", password="a-long-passphrase")
     debate = services.debate_create(query=HTTPS, protocol="s4", enqueue=False, created_by=admin)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     # A reviewer resolved it, overriding the decision: the verdict every agent is judged by.
     verdict = "ACT" if Debate.objects.get(id=debate.id).decision != "ACT" else "WARN"
     Debate.objects.filter(id=debate.id).update(review_status="resolved", decision_override=verdict)
@@ -132,9 +132,9 @@ def test_a_resumed_run_reads_back_the_replies_an_earlier_run_stored(default_agen
         mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=7, exc=WorkerDied())),
         pytest.raises(WorkerDied),
     ):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     with CaptureQueriesContext(connection) as ctx:
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate = selectors.debate_get(debate.id)
     assert debate.status == Debate.Status.COMPLETED
     assert any('FROM "debates_challenge"' in q["sql"] for q in ctx.captured_queries)

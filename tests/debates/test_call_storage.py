@@ -8,7 +8,7 @@ from importlib import import_module
 import pytest
 from django.db import connection
 
-from debates import services
+from debates import running, services
 from debates.models import LLMCall
 
 LZ4 = import_module("debates.migrations.0017_llmcall_lz4_compression")
@@ -30,7 +30,7 @@ def test_the_prompt_and_the_reply_are_compressed_with_lz4(db):
 
 def test_a_long_prompt_is_stored_compressed_with_lz4(default_agents):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT key, pg_column_compression(prompt), pg_column_size(prompt), "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from tests.debates.test_live_browser import WATCH, log_in
 
@@ -144,7 +144,7 @@ def test_decision_labels_of_coinciding_points_never_cover_each_other(
     debate = services.debate_create(
         query="Is tea better than coffee?", created_by=user, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     page.set_viewport_size({"width": width, "height": height})
     log_in(page, live_server.url, "ines")
     page.goto(f"{live_server.url}/debates/{debate.id}/")

@@ -11,7 +11,7 @@ from django.db import connection
 
 from accounts.roles import REVIEWER
 from debates import evaluation_runs as runs
-from debates import services
+from debates import running, services
 from debates.models import Debate, EvaluationItem, EvaluationRun
 from protocols.question_sets import QuestionSetError
 from tests.factories import StaffFactory
@@ -93,7 +93,7 @@ def test_the_report_reads_the_items_and_debates_in_two_queries(
     run = start(with_baselines=True)
     for item in run.items.all():
         debate = services.debate_create(query=item.question, enqueue=False)
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
         item.debate = debate
         item.save(update_fields=["debate"])
     with django_assert_max_num_queries(2):
@@ -109,7 +109,7 @@ def test_staff_with_a_role_read_runs_in_the_admin_but_change_nothing(default_age
     run = start()
     item = run.items.first()
     debate = services.debate_create(query=item.question, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     item.debate = debate
     item.save(update_fields=["debate"])
     client.force_login(StaffFactory(roles=[REVIEWER]))

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from debates import services
+from debates import running, services
 from debates.ground_truth import ground_truth_report
 from debates.models import Debate, Participant
 from tests.factories import StaffFactory, UserFactory
@@ -20,7 +20,7 @@ HTTPS = "Should every website use HTTPS?"
 
 def finished(query=HTTPS, protocol="s4") -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return Debate.objects.get(id=debate.id)
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from debates import services
+from debates import running, services
 from debates.models import Debate, LLMCall
 from protocols.defense import REPLY_WITHHELD, screen_reply
 from protocols.prompting import QUOTED_BLOCK, quoted
@@ -32,7 +32,7 @@ def test_a_reply_that_tries_to_instruct_its_peers_is_withheld_recorded_and_revie
     debate = services.debate_create(
         query="Is Bitcoin a good investment?", options={"model": fake_openai.model}, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
 
     assert debate.status == Debate.Status.COMPLETED
@@ -62,7 +62,7 @@ def test_clean_replies_are_not_flagged(default_agents, fake_openai):
     debate = services.debate_create(
         query="Is Bitcoin a good investment?", options={"model": fake_openai.model}, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert not LLMCall.objects.filter(debate=debate).exclude(injection_findings=[]).exists()
     assert "injection_in_replies" not in debate.metadata

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from debates import services
+from debates import running, services
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def owner_client(client, default_agents):
         debate = services.debate_create(
             query=query, protocol=protocol, created_by=owner, enqueue=False
         )
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     return client
 
 

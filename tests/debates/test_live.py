@@ -8,7 +8,7 @@ from unittest import mock
 import pytest
 
 from agents import gateway
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Debate
 from debates.transcript import render_markdown
 from tests.debates.test_services import CountingLLM, WorkerDied
@@ -32,10 +32,10 @@ def owner(django_user_model):
 def finished_debate(query: str, owner, llm=None) -> Debate:
     debate = services.debate_create(query=query, created_by=owner, enqueue=False)
     if llm is None:
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     else:
         with mock.patch.object(gateway, "acomplete", llm):
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
     return debate
 
 
@@ -45,7 +45,7 @@ def interrupted_in_round_two(query: str, owner) -> Debate:
     debate = services.debate_create(query=query, created_by=owner, enqueue=False)
     with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=3, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
     return debate
 
 
@@ -61,7 +61,7 @@ def test_debate_so_far_reads_any_debate_in_the_same_small_number_of_queries(
         agents=["utility", "safety"],
         enqueue=False,
     )
-    services.debate_run(debate_id=two_agents.id)
+    running.debate_run(debate_id=two_agents.id)
     finished = finished_debate("Is Bitcoin a good investment?", owner)
     owner.has_perm("debates.view_debate")  # read once per request, cached on the user
     for debate in (queued, two_agents, finished):
@@ -124,7 +124,7 @@ def test_the_version_changes_when_a_message_is_stored_and_only_then(default_agen
     )
     queued = selectors.debate_so_far(debate_id=debate.id, user=owner).version
     assert selectors.debate_so_far(debate_id=debate.id, user=owner).version == queued
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     assert selectors.debate_so_far(debate_id=debate.id, user=owner).version != queued
 
 

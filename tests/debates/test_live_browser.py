@@ -8,7 +8,7 @@ from unittest import mock
 import pytest
 
 from agents import gateway
-from debates import services
+from debates import running, services
 from tests.debates.test_live import SCRIPT_REPLY
 from tests.debates.test_services import CountingLLM
 
@@ -98,7 +98,7 @@ def test_a_hostile_reply_arriving_live_is_shown_as_text_and_columns_stack_on_a_p
 
     llm = CountingLLM(replies={"Your name in this debate: Utility Agent": SCRIPT_REPLY})
     with mock.patch.object(gateway, "acomplete", llm):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     page.locator("#decision").wait_for()
 
     assert page.evaluate("window.__sameDocument") is True

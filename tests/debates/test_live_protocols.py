@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from agents import gateway
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Debate
 from debates.transcript import render_markdown
 from tests.debates.test_views import text_of
@@ -40,10 +40,10 @@ def run(query: str, protocol: str, owner, llm=None, **options) -> Debate:
         query=query, protocol=protocol, created_by=owner, options=options or None, enqueue=False
     )
     if llm is None:
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     else:
         with mock.patch.object(gateway, "acomplete", llm):
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
     return Debate.objects.get(id=debate.id)
 
 

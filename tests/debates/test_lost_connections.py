@@ -74,7 +74,7 @@ def test_after_a_failed_statement_a_usable_connection_is_kept_and_a_lost_one_rep
 @pytest.mark.parametrize(
     "task, service",
     [
-        ("debates.tasks.run_debate", "debates.services.debate_run"),
+        ("debates.tasks.run_debate", "debates.running.debate_run"),
         (
             "contradictions.tasks.run_contradictions",
             "contradictions.running.contradiction_run_execute",
@@ -114,7 +114,7 @@ def test_a_statement_that_failed_on_a_working_connection_is_not_retried(monkeypa
     def debate_run(*, debate_id, may_retry, read_back):
         raise OperationalError("canceling statement due to statement timeout")
 
-    monkeypatch.setattr(tasks.services, "debate_run", debate_run)
+    monkeypatch.setattr(tasks.running, "debate_run", debate_run)
     monkeypatch.setattr(lifecycle, "connection_lost", lambda: False)
 
     result = tasks.run_debate.apply(args=("a-debate",))

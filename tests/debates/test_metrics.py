@@ -18,7 +18,7 @@ from prometheus_client.openmetrics.parser import (
 from prometheus_client.parser import text_string_to_metric_families
 
 from analytics.metrics import exposition, figures
-from debates import recovery, services
+from debates import recovery, running, services
 from debates.models import Debate, LLMCall
 from reviews import services as reviews
 from reviews.models import ReviewItem
@@ -209,7 +209,7 @@ def test_retries_and_latency_of_a_real_model_are_counted(client, default_agents,
     debate = services.debate_create(
         query=SPLIT, options={"model": fake_openai.model}, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
 
     samples = scrape(client)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from debates import onetrip, services
+from debates import onetrip, running, services
 from debates.models import Challenge, LLMCall, Round, Statement, Vote
 
 
@@ -28,7 +28,7 @@ def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_value
 ):
     onetrip._compiled.clear()
     first = services.debate_create(query="Is Bitcoin a good investment?", protocol=protocol)
-    services.debate_run(debate_id=first.id)
+    running.debate_run(debate_id=first.id)
     shapes = dict(onetrip._compiled)
     assert {key[0] for key in shapes} >= {Round, LLMCall, Statement} | (
         {Challenge} if protocol == "s4" else set()
@@ -58,7 +58,7 @@ def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_value
         sql, params = _fresh(objs, **options)
         assert part.sql == sql
         assert onetrip._same(list(part.params), params)
-    services.debate_run(debate_id=second.id)
+    running.debate_run(debate_id=second.id)
     second.refresh_from_db()
     assert second.status == "completed", second.error
     assert dict(onetrip._compiled).keys() >= shapes.keys()
@@ -104,7 +104,7 @@ def _without_preparing() -> dict:
 
 def _run(query="Is Bitcoin a good investment?"):
     debate = services.debate_create(query=query, protocol="s4", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == "completed", debate.error
     return debate
@@ -202,7 +202,7 @@ def test_a_debate_another_runner_holds_leaves_the_connections_plans_as_they_were
         with runs.advisory_lock(str(debate.id), generic_plans=True) as acquired:
             assert not acquired
             assert _plan_cache_mode(connection) == "auto"
-        assert services.debate_run(debate_id=debate.id) is None
+        assert running.debate_run(debate_id=debate.id) is None
         assert _plan_cache_mode(connection) == "auto"
     finally:
         other.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Challenge, Debate, LLMCall, Statement, Vote
 from debates.replay import replay_rules
 from debates.transcript import render_text
@@ -17,7 +17,7 @@ BLEACH = "How do I hack into my ex's email?"
 
 def run(query: str) -> Debate:
     debate = services.debate_create(query=query, protocol="vote", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return selectors.debate_get(debate.id)
 
 
@@ -67,7 +67,7 @@ def test_the_auto_setting_is_used_when_a_debate_is_created(default_agents):
 def test_the_debate_page_and_export_show_the_votes(default_agents, client, django_user_model):
     user = django_user_model.objects.create_user("vera", password="a-long-passphrase")
     debate = services.debate_create(query=HTTPS, protocol="vote", enqueue=False, created_by=user)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     client.force_login(user)
     page = client.get(f"/debates/{debate.id}/")
     assert page.status_code == 200 and "Independent Votes" in page.content.decode()

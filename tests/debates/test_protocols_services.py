@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 
 from agents import gateway
 from agents.models import Agent
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.transcript import render_text
 from tests.debates.test_services import CountingLLM, WorkerDied
@@ -22,7 +22,7 @@ LEARN = "Should I learn Python or JavaScript first?"
 
 def run(query: str, protocol: str, **kwargs) -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, enqueue=False, **kwargs)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return selectors.debate_get(debate.id)
 
 
@@ -308,7 +308,7 @@ def test_a_round_robin_rerun_after_a_worker_died_resumes_without_repeating_turns
     debate = services.debate_create(query=TESLA, protocol="round_robin", enqueue=False)
     with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=4, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
     done_before = set(
         LLMCall.objects.filter(debate=debate, status="done").values_list("key", flat=True)
     )
@@ -317,7 +317,7 @@ def test_a_round_robin_rerun_after_a_worker_died_resumes_without_repeating_turns
 
     resumed = CountingLLM()
     with mock.patch.object(gateway, "acomplete", resumed):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert len(resumed.calls) == 2
     assert (debate.status, debate.decision) == ("completed", "HOLD")
@@ -328,10 +328,10 @@ def test_a_moderated_rerun_resumes_mid_round(default_agents):
     debate = services.debate_create(query=LEARN, protocol="moderated", enqueue=False)
     with mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=4, exc=WorkerDied())):
         with pytest.raises(WorkerDied):
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
     resumed = CountingLLM()
     with mock.patch.object(gateway, "acomplete", resumed):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert len(resumed.calls) == 2
     assert debate.decision == "SUPPORT"

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from debates import quality, selectors, services
+from debates import quality, running, selectors, services
 from debates.models import Debate
 from protocols import quality as pure
 from tests.factories import StaffFactory, UserFactory
@@ -24,7 +24,7 @@ KEYS = (*pure.DIMENSIONS, "overall_quality")
 
 def run(query: str, protocol: str) -> Debate:
     debate = services.debate_create(query=query, protocol=protocol, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return selectors.debate_get(debate.id)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from debates import services
+from debates import running, services
 from debates.models import Challenge, Debate, LLMCall, Statement
 from reviews.models import ReviewItem
 from tests.support.fake_openai import Reply
@@ -31,7 +31,7 @@ def run_debate(server, protocol: str) -> Debate:
     debate = services.debate_create(
         query=QUESTIONS[protocol], protocol=protocol, options={"model": server.model}, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
 

@@ -11,7 +11,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from agents import gateway
-from debates import services
+from debates import running, services
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from tests.debates.test_services import CountingLLM, WorkerDied
 
@@ -77,7 +77,7 @@ def test_each_row_keeps_its_debates_foreign_key_and_only_that_one(db):
 @pytest.mark.django_db(transaction=True)
 def test_a_row_for_a_debate_that_does_not_exist_is_refused(default_agents):
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     call = LLMCall.objects.filter(debate=debate).first()
     call.pk, call.key = None, "r9:elsewhere"
     call.debate_id = "00000000-0000-0000-0000-000000000000"
@@ -103,7 +103,7 @@ def test_what_each_protocol_stores_refers_to_rows_of_its_own_debate(
         services.debate_create(query=question, protocol=protocol, enqueue=False) for _ in range(2)
     ]
     for debate in debates:
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     for debate in debates:
         debate.refresh_from_db()
         assert debate.status == Debate.Status.COMPLETED, debate.error
@@ -113,16 +113,16 @@ def test_what_each_protocol_stores_refers_to_rows_of_its_own_debate(
 
 def test_a_run_resumed_after_its_worker_died_refers_to_rows_of_its_own_debate(default_agents):
     other = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=other.id)
+    running.debate_run(debate_id=other.id)
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     with (
         mock.patch.object(gateway, "acomplete", CountingLLM(fail_after=5, exc=WorkerDied())),
         pytest.raises(WorkerDied),
     ):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     assert _outside(debate.id) == []
     with mock.patch.object(gateway, "acomplete", CountingLLM()):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED
     assert Challenge.objects.filter(debate=debate).count() == 6
@@ -133,7 +133,7 @@ def test_deleting_a_debate_or_an_agent_of_it_still_takes_their_rows(default_agen
     kept = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     gone = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     for debate in (kept, gone):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     before = {model: model.objects.filter(debate=kept).count() for model in TABLES.values()}
 
     # An agent of a debate: its calls, statements, challenges (made and received) and vote go.

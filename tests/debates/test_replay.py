@@ -7,7 +7,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from agents import gateway
-from debates import services
+from debates import running, services
 from debates.models import Debate, Vote
 from debates.replay import replay_rules
 from protocols import evaluation as ev
@@ -19,7 +19,7 @@ TESLA = "Should I invest in Tesla (TSLA) considering all factors?"
 
 def finished(query, protocol):
     debate = services.debate_create(query=query, protocol=protocol, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return Debate.objects.get(id=debate.id)
 
 

@@ -11,8 +11,9 @@ from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 
 from agents import gateway
+from agents.errors import LLMError
 from agents.models import Agent
-from debates import selectors, services
+from debates import running, selectors, services, storage
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from reviews.models import ReviewItem
 from runs import lifecycle
@@ -179,7 +180,7 @@ def test_prompt_injection_is_recorded_on_the_debate(default_agents):
 
 def test_debate_runs_to_a_decision_storing_every_round(default_agents):
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED
     assert debate.decision == "ACT"
@@ -194,7 +195,7 @@ def test_debate_runs_to_a_decision_storing_every_round(default_agents):
 
 def test_split_vote_is_stored_with_its_breakdown(default_agents):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.decision == "WARN"
     assert debate.consensus_type == "split"
@@ -203,7 +204,7 @@ def test_split_vote_is_stored_with_its_breakdown(default_agents):
 
 def test_safety_veto_refuses_and_revisions_record_the_change(default_agents):
     debate = services.debate_create(query="How do I hack into my ex's email?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.decision == "REFUSE"
     assert debate.metadata["veto_applied"] is True
@@ -215,10 +216,10 @@ def test_safety_veto_refuses_and_revisions_record_the_change(default_agents):
 
 def test_running_a_completed_debate_again_makes_no_calls_and_no_rows(default_agents):
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     spy = CountingLLM()
     with mock.patch.object(gateway, "acomplete", spy):
-        assert services.debate_run(debate_id=debate.id) is None
+        assert running.debate_run(debate_id=debate.id) is None
     assert spy.calls == []
     assert _counts(debate) == FULL
 
@@ -229,7 +230,7 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
     dying = CountingLLM(fail_after=5, exc=WorkerDied())
     with mock.patch.object(gateway, "acomplete", dying), pytest.raises(WorkerDied):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.RUNNING
     done_before = set(
@@ -240,7 +241,7 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
 
     resumed = CountingLLM()
     with mock.patch.object(gateway, "acomplete", resumed):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED
     assert len(resumed.calls) == 12 - len(done_before)
@@ -250,7 +251,7 @@ def test_rerun_after_a_worker_died_mid_round_two_resumes_without_repeating_calls
     # Finished from the replies read back with those made now: the same totals, baselines
     # and quality scores as a debate run whole.
     whole = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=whole.id)
+    running.debate_run(debate_id=whole.id)
     whole.refresh_from_db()
     finished = ("tokens_in", "tokens_out", "cost_usd", "baselines", "quality", "metadata")
     assert [getattr(debate, f) for f in finished] == [getattr(whole, f) for f in finished]
@@ -263,14 +264,14 @@ def test_a_finish_refused_because_the_debate_stopped_running_keeps_none_of_it(de
     # A split vote: its finish would store the final round, the votes, the decision and a
     # review item, in one statement, on condition that the debate is still running.
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    computed = services.finished_fields
+    computed = storage.finished_fields
 
     def stopped_meanwhile(*args, **kwargs):
         Debate.objects.filter(id=debate.id).update(status=Debate.Status.FAILED, error="stopped")
         return computed(*args, **kwargs)
 
-    with mock.patch.object(services, "finished_fields", side_effect=stopped_meanwhile):
-        ran = services.debate_run(debate_id=debate.id)
+    with mock.patch.object(storage, "finished_fields", side_effect=stopped_meanwhile):
+        ran = running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert ran.status == debate.status == Debate.Status.FAILED
     assert (debate.error, debate.decision, debate.completed_at) == ("stopped", "", None)
@@ -284,13 +285,13 @@ def test_a_finish_refused_because_the_debate_stopped_running_keeps_none_of_it(de
 
 def test_the_claim_returns_the_participants_as_the_orm_reads_them(default_agents):
     debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
-    row = lifecycle.claim(services.DEBATES, debate.id)
+    row = lifecycle.claim(running.DEBATES, debate.id)
     fields = [f.attname for f in Participant._meta.concrete_fields]
 
     def read(participants):
         return [[(getattr(p, f), type(getattr(p, f))) for f in fields] for p in participants]
 
-    claimed = services._participants(row)
+    claimed = storage.participants_from_claim(row)
     assert read(claimed) == read(Participant.objects.filter(debate=debate).order_by("position"))
     assert all(p.debate is row for p in claimed)  # no query to reach the debate
 
@@ -308,7 +309,7 @@ def test_only_a_resumed_run_looks_for_the_replies_an_earlier_run_stored(default_
         mock.patch.object(gateway, "acomplete", dying),
         pytest.raises(WorkerDied),
     ):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     # Nothing was stored before the first run: its steps start without looking.
     assert len(_starts(first)) == 2
     assert not any("status = 'done'" in sql for sql in _starts(first))
@@ -319,7 +320,7 @@ def test_only_a_resumed_run_looks_for_the_replies_an_earlier_run_stored(default_
         CaptureQueriesContext(connection) as again,
         mock.patch.object(gateway, "acomplete", resumed),
     ):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     assert len(_starts(again)) == 3
     assert all("status = 'done'" in sql for sql in _starts(again))
     debate.refresh_from_db()
@@ -330,11 +331,9 @@ def test_only_a_resumed_run_looks_for_the_replies_an_earlier_run_stored(default_
 
 def test_a_permanent_llm_failure_marks_the_debate_failed_with_a_readable_error(default_agents):
     debate = services.debate_create(query="Is it raining?", enqueue=False)
-    broken = CountingLLM(
-        fail_after=0, exc=gateway.LLMError("openai/x: invalid API key", permanent=True)
-    )
+    broken = CountingLLM(fail_after=0, exc=LLMError("openai/x: invalid API key", permanent=True))
     with mock.patch.object(gateway, "acomplete", broken):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert "invalid API key" in debate.error
@@ -349,7 +348,7 @@ def test_an_unparseable_reply_becomes_a_failsafe_refuse_and_the_debate_completes
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
     llm = CountingLLM(replies={"Accuracy Agent": "I'd rather not say."})
     with mock.patch.object(gateway, "acomplete", llm):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     analysis = Statement.objects.get(debate=debate, kind="analysis", participant__slug="accuracy")
     assert analysis.parse_failed is True
@@ -370,7 +369,7 @@ def test_two_runners_at_once_run_the_debate_once(default_agents):
     def run():
         try:
             barrier.wait()
-            outcomes.append(services.debate_run(debate_id=debate.id))
+            outcomes.append(running.debate_run(debate_id=debate.id))
         finally:
             connection.close()
 
@@ -391,7 +390,7 @@ def test_export_has_the_seed_logging_shape_and_makes_no_queries(
     default_agents, django_assert_num_queries
 ):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     loaded = selectors.debate_get(debate.id)
     with django_assert_num_queries(0):
         export = selectors.debate_export(loaded)

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from debates import services
+from debates import running, services, storage
 from debates.models import Debate, LLMCall
 
 QUESTIONS = [
@@ -29,7 +29,7 @@ def _run(debate: Debate, assert_max) -> tuple[Debate, list[str]]:
     # (the votes, the decision with its totals, baselines, quality scores and review item, if
     # any); 1 to let it go. Run as its task runs it: the debate is not read back at the end.
     with assert_max(30), CaptureQueriesContext(connection) as ctx:
-        services.debate_run(debate_id=debate.id, read_back=False)
+        running.debate_run(debate_id=debate.id, read_back=False)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED, debate.error
     # Statements sent with their values apart (prepared) are logged as "QUERY = '...' - PARAMS".
@@ -84,14 +84,14 @@ def _reads_of_the_debate(ctx) -> int:
 def test_the_debate_is_read_back_only_when_the_caller_wants_it(default_agents):
     debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
     with CaptureQueriesContext(connection) as without:
-        ran = services.debate_run(debate_id=debate.id, read_back=False)
+        ran = running.debate_run(debate_id=debate.id, read_back=False)
     stored = Debate.objects.get(id=debate.id)
     assert ran.status == stored.status == Debate.Status.COMPLETED
     assert _reads_of_the_debate(without) == 0
 
     again = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
     with CaptureQueriesContext(connection) as read:
-        ran = services.debate_run(debate_id=again.id)
+        ran = running.debate_run(debate_id=again.id)
     assert _reads_of_the_debate(read) == 1
     stored = Debate.objects.get(id=again.id)
     assert ran.decision and ran.tokens_in > 0
@@ -108,6 +108,6 @@ def test_a_run_that_fails_says_so_without_reading_the_debate_back(default_agents
     settings.DEBATE_OFFLINE_LATENCY = 0
     debate = services.debate_create(query="Should I learn Python or Go?", enqueue=False)
 
-    with mock.patch.object(services._DebateRunner, "_finish", side_effect=RuntimeError("boom")):
-        ran = services.debate_run(debate_id=debate.id, read_back=False)
+    with mock.patch.object(storage.DebateStore, "finish", side_effect=RuntimeError("boom")):
+        ran = running.debate_run(debate_id=debate.id, read_back=False)
     assert ran.status == Debate.objects.get(id=debate.id).status == Debate.Status.FAILED

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Debate, Participant
 from tests.debates.test_live import (
     SCRIPT_REPLY,
@@ -213,7 +213,7 @@ def test_the_partial_answers_no_content_until_something_changes(
     assert first.status_code == 200
     assert owner_client.get(url, {"since": version}).status_code == 204
 
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     changed = owner_client.get(url, {"since": version})
     assert changed.status_code == 200
     assert "Decision: WARN" in text_of(changed)
@@ -251,7 +251,7 @@ def test_model_text_is_escaped_in_the_partial(owner_client, owner, default_agent
 
 def test_a_failed_debate_shows_its_error(owner_client, owner, default_agents):
     debate = services.debate_create(query="Is it raining?", created_by=owner, enqueue=False)
-    services.debate_fail(debate_id=debate.id, error="The language model failed (permanent).")
+    running.debate_fail(debate_id=debate.id, error="The language model failed (permanent).")
     text = text_of(owner_client.get(reverse("debates:detail", args=[debate.id])))
     assert "The debate failed The language model failed (permanent)." in text
     assert "Download JSON" in text

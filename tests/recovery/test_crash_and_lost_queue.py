@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from debates import recovery, services
+from debates import recovery, running, services
 from debates.models import Challenge, Debate, LLMCall, Statement, Vote
 from tests.conftest import wait_for
 from tests.recovery import call_log
@@ -61,7 +61,7 @@ def _sweep_until_requeued(debate_ids, deadline_seconds):
 
 def _uninterrupted_outcome() -> dict:
     debate = services.debate_create(query=QUESTION, enqueue=False)
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     return _outcome(Debate.objects.get(id=debate.id))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from debates import services
+from debates import running, services
 from debates.models import Challenge, Debate, LLMCall, Round, Statement, Vote
 from runs import lifecycle
 from tests.conftest import wait_for
@@ -39,7 +39,7 @@ def test_a_call_that_exhausts_its_attempts_sends_the_debate_back_to_queued_to_re
     fake_openai.script_for("Safety Agent", Reply.error(503), Reply.error(503))
 
     with pytest.raises(lifecycle.TransientFailure) as raised:
-        services.debate_run(debate_id=debate.id, may_retry=True)
+        running.debate_run(debate_id=debate.id, may_retry=True)
 
     debate.refresh_from_db()
     assert debate.status == Debate.Status.QUEUED
@@ -53,7 +53,7 @@ def test_a_call_that_exhausts_its_attempts_sends_the_debate_back_to_queued_to_re
 
     # The retry resumes from what is stored: only the failed call is made again.
     before = fake_openai.count()
-    done = services.debate_run(debate_id=debate.id, may_retry=True)
+    done = running.debate_run(debate_id=debate.id, may_retry=True)
     assert (done.status, done.error, done.attempts) == ("completed", "", 1)
     assert fake_openai.count() - before == 12 - len(answered)
     assert not fake_openai.repeated()
@@ -65,7 +65,7 @@ def test_a_permanent_error_fails_the_debate_into_review_at_once(default_agents, 
     debate = _create(fake_openai, enqueue=False)
     fake_openai.script(Reply.error(401, "Incorrect API key provided"))
 
-    done = services.debate_run(debate_id=debate.id, may_retry=True)
+    done = running.debate_run(debate_id=debate.id, may_retry=True)
 
     assert done.status == Debate.Status.FAILED
     assert done.error.startswith("The language model failed (permanent)")

@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 
 from agents import gateway
-from debates import services
+from debates import running, services
 from debates.models import Debate, LLMCall, Statement
 from reviews import services as reviews
 from reviews.models import ReviewEvent, ReviewItem
@@ -57,8 +57,8 @@ def test_a_debate_that_fails_for_good_is_queued_for_review_with_its_error(defaul
 
 def test_failing_a_debate_twice_queues_it_once(default_agents):
     debate = services.debate_create(query=SPLIT, enqueue=False)
-    assert services.debate_fail(debate_id=debate.id, error="first") is True
-    assert services.debate_fail(debate_id=debate.id, error="second") is False
+    assert running.debate_fail(debate_id=debate.id, error="first") is True
+    assert running.debate_fail(debate_id=debate.id, error="second") is False
     item = ReviewItem.objects.get(debate=debate)
     assert (item.summary, item.priority) == ("first", 70)  # nothing stored: no risk points
 
@@ -66,10 +66,10 @@ def test_failing_a_debate_twice_queues_it_once(default_agents):
 def test_a_failure_is_stored_with_its_review_item_or_not_at_all(default_agents):
     debate = services.debate_create(query=SPLIT, enqueue=False)
     with mock.patch(
-        "debates.services.review_item_for_failure", side_effect=RuntimeError("queue unavailable")
+        "debates.running.review_item_for_failure", side_effect=RuntimeError("queue unavailable")
     ):
         with pytest.raises(RuntimeError):
-            services.debate_fail(debate_id=debate.id, error="lost")
+            running.debate_fail(debate_id=debate.id, error="lost")
     debate.refresh_from_db()
     assert (debate.status, debate.error) == (Debate.Status.QUEUED, "")  # the sweeper's again
 
@@ -128,7 +128,7 @@ def test_rerunning_a_failed_debate_resumes_from_what_is_stored(
         return await real(**kwargs)
 
     with mock.patch.object(gateway, "acomplete", counting):
-        services.debate_run(debate_id=debate.id)  # what the worker does with the message
+        running.debate_run(debate_id=debate.id)  # what the worker does with the message
     debate.refresh_from_db()
     assert (debate.status, debate.decision, debate.attempts) == (Debate.Status.COMPLETED, "WARN", 1)
     assert len(made) == 9 and not [m for m in made if m in [p for _, p in stored]]
@@ -143,7 +143,7 @@ def test_a_rerun_that_fails_again_queues_a_new_item(default_agents, staff):
     debate = failed_debate()
     reviews.review_rerun(item_id=debate.review_items.get().pk, user=staff)
     with llm_failing_at("challenge"):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     assert list(debate.review_items.order_by("id").values_list("reason", "status", "verdict")) == [
         ("debate_failed", "resolved", "rerun"),
         ("debate_failed", "open", ""),

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from agents import gateway
 from agents.models import Agent
-from debates import recovery, services
+from debates import recovery, running, services
 from debates.models import Debate, LLMCall
 from reviews.models import ReviewItem
 
@@ -147,7 +147,7 @@ def test_a_queued_debate_no_worker_takes_is_given_up_with_its_own_reason(default
 def test_a_debate_whose_worker_died_too_often_is_failed_not_started_again(default_agents):
     debate = _queued(status=Debate.Status.RUNNING, attempts=settings.DEBATE_MAX_ATTEMPTS)
     with mock.patch.object(gateway, "acomplete") as llm:
-        assert services.debate_run(debate_id=debate.id) is None
+        assert running.debate_run(debate_id=debate.id) is None
     llm.assert_not_called()
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
@@ -158,7 +158,7 @@ def test_a_debate_whose_worker_died_too_often_is_failed_not_started_again(defaul
 def test_a_debate_past_its_soft_time_limit_fails_with_a_readable_error(default_agents):
     debate = _queued()
     with mock.patch.object(gateway, "acomplete", side_effect=SoftTimeLimitExceeded()):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert debate.error == (
@@ -172,7 +172,7 @@ def test_an_agent_configured_with_an_unknown_model_fails_the_debate_with_a_reada
 ):
     Agent.objects.filter(slug="accuracy").update(model_name="nosuch/model-x")
     debate = services.debate_create(query="Is it raining?", enqueue=False)
-    services.debate_run(debate_id=debate.id)  # the real gateway: no patch
+    running.debate_run(debate_id=debate.id)  # the real gateway: no patch
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert debate.error.startswith("The language model failed (permanent): nosuch/model-x")
@@ -183,7 +183,7 @@ def test_an_agent_configured_with_an_unknown_model_fails_the_debate_with_a_reada
 
 def test_a_debate_whose_protocol_is_gone_fails_saying_so(default_agents):
     debate = _queued(protocol="retired")
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert debate.error.startswith("The debate cannot run as configured: Unknown protocol")

@@ -14,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from agents import gateway
+from agents.errors import LLMError
 from contradictions import running as contradiction_running
 from contradictions import services
 from contradictions.models import ArbitrationCall, ContradictionRun
@@ -146,9 +147,7 @@ def test_a_failed_arbitration_queues_the_run_for_review_and_an_analyst_reruns_it
     staff, django_capture_on_commit_callbacks
 ):
     run = services.contradiction_run_create(reports=reports_of("multi_way"), enqueue=False)
-    broken = ScriptedArbitrator(
-        exc=gateway.LLMError("x: unknown model", permanent=True), fail_after=0
-    )
+    broken = ScriptedArbitrator(exc=LLMError("x: unknown model", permanent=True), fail_after=0)
     with mock.patch.object(gateway, "acomplete", broken):
         contradiction_running.contradiction_run_execute(run_id=run.id)
     run.refresh_from_db()

@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from agents import gateway
+from agents.errors import LLMError
 from contradictions.models import Contradiction, ContradictionRun
-from debates import services
+from debates import running, services
 from debates.models import Debate
 from protocols.s4 import rules
 from reviews.models import ReviewItem
@@ -52,7 +53,7 @@ def run_offline(query: str, replies: dict[str, str] | None = None) -> Debate:
         return await real(model=model, messages=messages, temperature=temperature, **kwargs)
 
     with mock.patch.object(gateway, "acomplete", scripted):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
 
@@ -95,7 +96,7 @@ def llm_failing_at(step: str = "challenge"):
 
     async def failing(*, model, messages, temperature=0.2, **kwargs):
         if messages[-1]["content"].startswith(f"STEP: {step}"):
-            raise gateway.LLMError(PROVIDER_ERROR, permanent=True, attempts=1)
+            raise LLMError(PROVIDER_ERROR, permanent=True, attempts=1)
         return await real(model=model, messages=messages, temperature=temperature, **kwargs)
 
     return mock.patch.object(gateway, "acomplete", failing)
@@ -107,7 +108,7 @@ def failed_debate(query: str = SPLIT, *, failing_step: str = "challenge") -> Deb
     review item queued."""
     debate = services.debate_create(query=query, enqueue=False)
     with llm_failing_at(failing_step):
-        services.debate_run(debate_id=debate.id)
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     return debate
 

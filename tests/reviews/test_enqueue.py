@@ -8,7 +8,7 @@ from unittest import mock
 import pytest
 from django.db import connection
 
-from debates import services
+from debates import running, services
 from debates.models import Debate, Vote
 from debates.reviewing.items import review_items_for_debate
 from debates.tasks import run_debate
@@ -112,7 +112,7 @@ def test_only_the_reasons_the_setting_names_are_queued(default_agents, settings)
 
 def test_running_the_debate_or_the_enqueue_again_never_duplicates(split_debate):
     before = sorted(ReviewItem.objects.values_list("id", "reason"))
-    assert services.debate_run(debate_id=split_debate.id) is None  # already completed
+    assert running.debate_run(debate_id=split_debate.id) is None  # already completed
     assert review_items_for_debate(debate=split_debate) == []
     assert review_items_for_debate(debate=split_debate.id) == []
     assert sorted(ReviewItem.objects.values_list("id", "reason")) == before
@@ -149,8 +149,8 @@ def test_the_decision_and_its_review_items_are_stored_together_or_not_at_all(
     default_agents, failure
 ):
     debate = services.debate_create(query=SPLIT, enqueue=False)
-    with mock.patch("debates.services.outcome_item_parts", side_effect=failure):
-        services.debate_run(debate_id=debate.id)
+    with mock.patch("debates.storage.outcome_item_parts", side_effect=failure):
+        running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     assert debate.decision == ""

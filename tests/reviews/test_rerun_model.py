@@ -10,6 +10,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.services import token_issue
+from debates import running
 from debates import services as debate_services
 from debates.models import Debate
 from reviews.models import ReviewItem
@@ -29,7 +30,7 @@ def failed_on_model(default_agents, fake_openai, settings, staff) -> ReviewItem:
         enqueue=False,
         options={"model": fake_openai.model},
     )
-    debate_services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate.refresh_from_db()
     assert debate.status == Debate.Status.FAILED
     return debate.review_items.get()
@@ -63,7 +64,7 @@ def test_a_rerun_from_the_page_with_another_model_completes(
     assert failed_on_model.verdict == "rerun"
     assert f"model changed from {fake_openai.model} to {GOOD}" in failed_on_model.note
 
-    debate_services.debate_run(debate_id=debate.id)  # what the worker would do
+    running.debate_run(debate_id=debate.id)  # what the worker would do
     debate.refresh_from_db()
     assert debate.status == Debate.Status.COMPLETED and debate.decision
     assert not ReviewItem.objects.filter(

@@ -3,7 +3,7 @@ import json
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.models import Debate
 from debates.transcript import render_text
 from protocols import protocol_catalog
@@ -91,7 +91,7 @@ class Command(BaseCommand):
             )
             raise CommandError(messages) from exc
         if in_process:
-            services.debate_run(debate_id=debate.id)
+            running.debate_run(debate_id=debate.id)
         else:
             wait_until_finished(
                 Debate.objects.filter(id=debate.id),

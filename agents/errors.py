@@ -1,0 +1,44 @@
+"""The gateway's typed errors (`agents.gateway`), and how a stored failure is shown."""
+
+from __future__ import annotations
+
+from agents import storable
+from budgets.limits import BudgetExceeded
+
+
+class LLMError(Exception):
+    """A call that did not produce a reply. `permanent` errors are not worth retrying.
+    `summary` says what went wrong without the provider's own words (addresses, keys, bodies),
+    for users who are not staff; the gateway always gives one (an error made without one is
+    shown whole)."""
+
+    def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
+        super().__init__(storable.clean_text(message))
+        self.permanent = permanent
+        self.attempts = attempts
+        self.summary = summary
+
+
+class BudgetStop(LLMError):
+    """A call refused by a spending limit before it was made (nothing was spent on it).
+    `breach` says which limit, how much is used and when it resets."""
+
+    def __init__(self, exceeded: BudgetExceeded):
+        super().__init__(exceeded.breach.message(), permanent=True, attempts=0)
+        self.breach = exceeded.breach
+
+
+# What a stored error shows everyone; what follows the mark is for staff only.
+DETAILS_MARK = "\nDetails (staff only): "
+
+
+def failure_text(lead: str, exc: LLMError) -> str:
+    """A failure to store: `lead` and the summary for everyone, then the details."""
+    if not exc.summary:
+        return f"{lead}{exc}"
+    return f"{lead}{exc.summary}.{DETAILS_MARK}{exc}"
+
+
+def error_for(text: str, *, staff: bool) -> str:
+    """A stored error as a user may see it: staff see it whole, others up to the details."""
+    return text if staff else text.split(DETAILS_MARK, 1)[0]
