@@ -23,6 +23,7 @@ from protocols import (
     ProtocolError,
     defense,
     effective_options,
+    framing,
     resolve_protocol,
 )
 from protocols.base import ParticipantSpec
@@ -102,7 +103,7 @@ def _checked(
         participant_spec(a, model=routing.pinned_model(a.model_name, options.get("model")))
         for a in chosen
     ]
-    complex_query = defense.is_complex_query(query)
+    complex_query = framing.is_complex_query(query)
     try:
         protocol_cls(query=query, participants=specs, complex_query=complex_query, options=options)
     except ProtocolError as exc:

@@ -8,12 +8,8 @@ import string
 from typing import Any
 
 from protocols.base import ParticipantSpec
-from protocols.defense import (
-    QUERY_DATA_INSTRUCTION,
-    REPLY_WITHHELD,
-    detect_injection,
-    neutralise_query_tags,
-)
+from protocols.defense import REPLY_WITHHELD, detect_injection
+from protocols.framing import QUERY_DATA_INSTRUCTION, neutralise_query_tags
 
 #: Agent-written text shown in a prompt stands between these lines (see `quoted`).
 QUOTE_OPEN, QUOTE_CLOSE = "<<<", ">>>"

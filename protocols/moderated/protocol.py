@@ -41,7 +41,7 @@ from protocols.base import (
     StepGenerator,
     validate_options,
 )
-from protocols.defense import cap_confidence, wrap_query_as_data
+from protocols.framing import cap_confidence, wrap_query_as_data
 from protocols.moderated import offline
 from protocols.moderated import rules as moderation_rules
 from protocols.moderated.formats import ARGUMENT, STEP_LINE

@@ -34,7 +34,7 @@ from protocols.base import (
     StepGenerator,
     validate_options,
 )
-from protocols.defense import cap_confidence, wrap_query_as_data
+from protocols.framing import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, clipped, system_message
 from protocols.round_robin import offline
 from protocols.round_robin import rules as round_robin_rules

@@ -30,7 +30,7 @@ from protocols.base import (
     Step,
     StepGenerator,
 )
-from protocols.defense import cap_confidence, wrap_query_as_data
+from protocols.framing import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, system_message
 from protocols.prompting import one_line as _one_line
 from protocols.prompting import quoted as _quoted

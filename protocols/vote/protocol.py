@@ -5,7 +5,7 @@ and one call per agent, for questions where evaluation shows debate adds nothing
 from __future__ import annotations
 
 from protocols.base import CallRequest, Outcome, Step, StepGenerator
-from protocols.defense import wrap_query_as_data
+from protocols.framing import wrap_query_as_data
 from protocols.s4 import S4Protocol
 from protocols.vote import offline
 from protocols.vote.presentation import VotePresentation

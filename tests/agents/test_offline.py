@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from agents import gateway
+from agents import gateway, litellm_loader
 from agents.defaults import S4_AGENTS
 from agents.offline import reply_to
 from protocols.base import CallRequest, ParticipantSpec
-from protocols.defense import is_complex_query
+from protocols.framing import is_complex_query
 from protocols.s4 import S4Protocol
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
@@ -206,7 +206,7 @@ def test_offline_replies_carry_their_cost_so_litellm_does_not_look_it_up(setting
     from litellm import cost_calculator
 
     settings.DEBATE_OFFLINE_LATENCY = 0
-    gateway.load()
+    litellm_loader.load()
     looked_up = []
     monkeypatch.setattr(
         cost_calculator, "completion_cost", lambda *a, **k: looked_up.append(k) or 0.0

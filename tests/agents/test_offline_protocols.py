@@ -9,7 +9,7 @@ from agents.defaults import DEFAULT_AGENTS
 from agents.offline import reply_to
 from protocols import PROTOCOLS
 from protocols.base import CallRequest, ParticipantSpec
-from protocols.defense import is_complex_query
+from protocols.framing import is_complex_query
 from tests.debates.test_protocol_s4 import Transcript, run_debate
 
 HTTPS = "Should every website use HTTPS?"

@@ -10,14 +10,16 @@ from hypothesis import strategies as st
 from protocols.defense import (
     INJECTION_KINDS,
     MAX_QUERY_LENGTH,
-    OVERCONFIDENCE_CAP,
-    QUERY_DATA_INSTRUCTION,
     InjectionFinding,
     QueryRejected,
-    cap_confidence,
     detect_injection,
-    is_complex_query,
     validate_query,
+)
+from protocols.framing import (
+    OVERCONFIDENCE_CAP,
+    QUERY_DATA_INSTRUCTION,
+    cap_confidence,
+    is_complex_query,
     wrap_query_as_data,
 )
 
