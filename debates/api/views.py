@@ -31,6 +31,7 @@ from budgets.api.serializers import BudgetExceededSerializer
 from budgets.limits import BudgetExceeded
 from debates import selectors, webhooks
 from debates.api import serializers as s
+from debates.api import webhook_serializers as ws
 from debates.api.services import IdempotencyConflict, debate_start
 from debates.services import BatchInvalid, debate_create_many
 from debates.transcript import render_markdown
@@ -74,7 +75,7 @@ DEBATE_EVENTS = OpenApiCallback(
     extend_schema(
         summary="A debate's events, POSTed to its callback_url",
         description=SIGNATURE_SCHEME,
-        request=s.WebhookEventSerializer,
+        request=ws.WebhookEventSerializer,
         responses=WEBHOOK_RECEIVED,
     ),
 )
@@ -368,20 +369,20 @@ class WebhookSecretView(APIView):
 
     @extend_schema(
         summary="Read your webhook signing secret",
-        responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED},
+        responses={200: ws.WebhookSecretSerializer, 401: UNAUTHENTICATED},
     )
     def get(self, request):
         secret = account_services.webhook_secret_get(user=request.user)
-        return Response(s.WebhookSecretSerializer(secret).data)
+        return Response(ws.WebhookSecretSerializer(secret).data)
 
     @extend_schema(
         summary="Rotate your webhook signing secret",
         request=None,
-        responses={200: s.WebhookSecretSerializer, 401: UNAUTHENTICATED},
+        responses={200: ws.WebhookSecretSerializer, 401: UNAUTHENTICATED},
     )
     def post(self, request):
         secret = account_services.webhook_secret_rotate(user=request.user)
-        return Response(s.WebhookSecretSerializer(secret).data)
+        return Response(ws.WebhookSecretSerializer(secret).data)
 
 
 class WebhookPingThrottle(CreateRateThrottle):
@@ -401,9 +402,9 @@ class WebhookPingView(APIView):
         "one of your debates) the way every event is sent: the same checks on the URL, the "
         "same signature, no redirects followed, no retry. The answer says whether the receiver "
         "took it (2xx) and what it said. A URL that may not receive events is a 400.",
-        request=s.WebhookPingRequestSerializer,
+        request=ws.WebhookPingRequestSerializer,
         responses={
-            200: s.WebhookPingResultSerializer,
+            200: ws.WebhookPingResultSerializer,
             400: FIELD_ERRORS,
             401: UNAUTHENTICATED,
             404: NOT_FOUND,
@@ -423,14 +424,14 @@ class WebhookPingView(APIView):
                 extend_schema(
                     summary="The ping event",
                     description=SIGNATURE_SCHEME,
-                    request=s.WebhookPingEventSerializer,
+                    request=ws.WebhookPingEventSerializer,
                     responses=WEBHOOK_RECEIVED,
                 ),
             )
         ],
     )
     def post(self, request):
-        params = s.WebhookPingRequestSerializer(data=request.data)
+        params = ws.WebhookPingRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         url = params.validated_data.get("url")
         if url is None:
@@ -444,4 +445,4 @@ class WebhookPingView(APIView):
         if problem := webhooks.callback_url_problem(url):
             raise ValidationError({"url": [problem]})
         result = webhooks.ping(user=request.user, url=url)
-        return Response(s.WebhookPingResultSerializer(result).data)
+        return Response(ws.WebhookPingResultSerializer(result).data)
