@@ -10,12 +10,11 @@ import sys
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 
-if TYPE_CHECKING:
-    from agents.gateway import LLMResponse
+from agents.replies import LLMResponse
 
 _setup_lock = threading.Lock()
 

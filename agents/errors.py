@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents import storable
+from agents import pg_text
 from budgets.limits import BudgetExceeded
 
 
@@ -13,7 +13,7 @@ class LLMError(Exception):
     shown whole)."""
 
     def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
-        super().__init__(storable.clean_text(message))
+        super().__init__(pg_text.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
         self.summary = summary

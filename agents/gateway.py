@@ -16,7 +16,7 @@ settling, storing) stays on the asking thread.
 A reply is kept twice: as the provider sent it (`raw_content`, before litellm removes a leading
 `<think>` block, and the `reasoning_content` litellm separates out), and as the copy the service
 reads (`content`: litellm's content, with the characters PostgreSQL refuses replaced; see
-`agents.storable`).
+`agents.pg_text`).
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 
-from agents import calls_loop, pricing, routing, spending, storable
+from agents import calls_loop, pg_text, pricing, routing, spending
 from agents.errors import LLMError
 from agents.litellm_loader import get_litellm
+from agents.replies import LLMResponse
 from budgets import accounting as budget_accounting
 from budgets.limits import Spender
 
@@ -70,22 +70,6 @@ def _summary(litellm, exc: BaseException, name: str) -> str:
         (text for kind, text in kinds if isinstance(exc, kind)), "the model could not be called"
     )
     return f"{name}: {what}"
-
-
-@dataclass(frozen=True)
-class LLMResponse:
-    model: str
-    content: str
-    tokens_in: int
-    tokens_out: int
-    cost_usd: Decimal
-    latency_ms: int
-    attempts: int
-    # What the provider sent (None: the same as `content`) and the reasoning litellm separated.
-    raw_content: str | None = None
-    reasoning_content: str = ""
-    # The routing deployment that answered ("reasoning-2"); empty for a model called directly.
-    deployment: str = ""
 
 
 async def _call(litellm, target: routing.Target, **kwargs):
@@ -291,7 +275,7 @@ async def _complete(
     raw = _text(sent.get("content")) if sent is not None else content
     return LLMResponse(
         model=answered_model,
-        content=storable.clean_reply(content),
+        content=pg_text.clean_reply(content),
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         cost_usd=cost,

@@ -7,7 +7,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from agents import routing, storable
+from agents import pg_text, routing
 from agents.validators import no_control_characters
 
 
@@ -148,11 +148,11 @@ class GatewayCall(models.Model):
     @property
     def raw_reply(self) -> str:
         """The reply's content exactly as the provider sent it (NULs and all)."""
-        return storable.unescape(self.raw_response, self.raw_escaped)
+        return pg_text.unescape(self.raw_response, self.raw_escaped)
 
     @property
     def raw_reasoning(self) -> str:
-        return storable.unescape(self.reasoning_content, self.raw_escaped)
+        return pg_text.unescape(self.reasoning_content, self.raw_escaped)
 
     @classmethod
     def done_fields(
@@ -161,13 +161,13 @@ class GatewayCall(models.Model):
         """The fields of a call that returned `response` (an `agents.gateway.LLMResponse`): what
         the provider sent, stored faithfully whatever characters it holds."""
         raw = response.content if response.raw_content is None else response.raw_content
-        escaped = storable.has_refused(raw) or storable.has_refused(response.reasoning_content)
+        escaped = pg_text.has_refused(raw) or pg_text.has_refused(response.reasoning_content)
         return {
             "status": cls.Status.DONE,
             "model": response.model,
             "deployment": response.deployment,
-            "raw_response": storable.escape(raw, force=escaped)[0],
-            "reasoning_content": storable.escape(response.reasoning_content, force=escaped)[0],
+            "raw_response": pg_text.escape(raw, force=escaped)[0],
+            "reasoning_content": pg_text.escape(response.reasoning_content, force=escaped)[0],
             "raw_escaped": escaped,
             "parsed": parsed,
             "parse_failed": parse_failed,
@@ -176,7 +176,7 @@ class GatewayCall(models.Model):
             "cost_usd": response.cost_usd,
             "latency_ms": response.latency_ms,
             "attempts": response.attempts,
-            "error": storable.clean_text(error),
+            "error": pg_text.clean_text(error),
             "completed_at": timezone.now(),
         }
 

@@ -5,16 +5,14 @@ made, settled with what it really spent after, alone or together with the calls 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents import routing
 from agents.errors import BudgetStop
 from agents.pricing import estimate_cost
+from agents.replies import LLMResponse
 from budgets import accounting as budget_accounting
 from budgets.limits import BudgetExceeded, Spender, estimate_tokens
-
-if TYPE_CHECKING:
-    from agents.gateway import LLMResponse
 
 
 def estimate(spender, target, messages, max_tokens) -> tuple[Decimal, int]:

@@ -85,6 +85,6 @@ def contradiction_run_retry(*, run_id, user=None, note: str = "") -> bool:
     """Queue a failed run again. Its stored detection and arbitrations are kept, so only what
     is missing is done (and paid for). The counters start again (`attempts`, `recoveries`), so
     the sweeper's bounds hold anew, and the run's open `run_failed` review item is closed as
-    re-run by `user` (raises `reviews.records.ReviewConflict` when another analyst holds it).
+    re-run by `user` (raises `reviews.events.ReviewConflict` when another analyst holds it).
     False when the run is not failed."""
     return lifecycle.requeue_failed(RUNS, run_id, user=user, note=note)

@@ -16,7 +16,7 @@ from contradictions.models import (
     Finding,
     SourceAuthority,
 )
-from reviews.records import ReviewConflict
+from reviews.events import ReviewConflict
 from runs.admin import ReadOnlyInline
 
 

@@ -53,7 +53,7 @@ def debate_rerun(*, debate_id, user=None, note: str = "") -> bool:
     The debate goes back to queued with its counters at 0 (`attempts`, `recoveries`: the
     sweeper's bounds hold anew), its error, start and end cleared, and any reviewer's decision
     cleared (the re-run asks the machine again). Its open `debate_failed` review item is closed
-    as re-run by `user`, in the same transaction (`reviews.records.ReviewConflict` when another
+    as re-run by `user`, in the same transaction (`reviews.events.ReviewConflict` when another
     analyst holds it). False when the debate is not failed.
     """
     return lifecycle.requeue_failed(DEBATES, debate_id, user=user, note=note, decision_override="")

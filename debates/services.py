@@ -14,7 +14,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from agents import routing
 from agents.models import Agent
 from budgets import services as budgets
-from debates import onetrip, webhooks
+from debates import one_statement, webhooks
 from debates.models import Debate, Participant
 from debates.running import DEBATES
 from debates.specs import participant_spec
@@ -160,12 +160,12 @@ def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> l
     charges = budgets.charges_for(
         subjects=[f"debate:{debate.pk}" for debate in debates], user=created_by, token=api_token
     )
-    parts = [onetrip.insert("d", debates)]
+    parts = [one_statement.insert("d", debates)]
     if participants:
-        parts.append(onetrip.insert("p", participants))
-    parts.append(onetrip.insert("c", charges))
+        parts.append(one_statement.insert("p", participants))
+    parts.append(one_statement.insert("c", charges))
     with transaction.atomic() if connection.in_atomic_block else nullcontext():
-        onetrip.execute(parts, "SELECT count(*) FROM d")
+        one_statement.execute(parts, "SELECT count(*) FROM d")
     for debate in debates:  # as `bulk_create` leaves them: stored
         debate._state.adding, debate._state.db = False, DEFAULT_DB_ALIAS
     if enqueue:

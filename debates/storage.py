@@ -1,5 +1,5 @@
 """A debate run's storage: the hand-built statements that store each step of a run in one round
-trip (see `onetrip`), behind `DebateStore`'s named methods; the runner (`debates.running`)
+trip (see `one_statement`), behind `DebateStore`'s named methods; the runner (`debates.running`)
 decides what to call and when, and tells the store what came back."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from agents import gateway, routing, spending
 from agents.errors import LLMError, failure_text
-from debates import onetrip, webhooks
+from debates import one_statement, webhooks
 from debates.baselines import finished_fields
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.quality import stored_rows
@@ -48,7 +48,7 @@ def participants_from_claim(debate: Debate) -> list[Participant]:
 
 
 class DebateStore:
-    """What a debate's run stores, each step in one statement (`onetrip`): the round and the
+    """What a debate's run stores, each step in one statement (`one_statement`): the round and the
     calls about to be made with their spending holds (`start`), the replies that returned
     together (`replies`), a call that failed (`failure`), and the outcome (`finish`). It keeps
     what the run needs to know of them: the replies stored so far (`done`), the rounds, and the
@@ -73,11 +73,11 @@ class DebateStore:
         self.kept: dict[str, Statement | Challenge] = {}
         self.heartbeat = lifecycle.Heartbeat(Debate, debate.pk)
 
-    def round_part(self, number: int, name: str, *, completed: bool) -> onetrip.Part:
+    def round_part(self, number: int, name: str, *, completed: bool) -> one_statement.Part:
         rnd = Round(debate=self.debate, number=number, name=name)
         if completed:
             rnd.status, rnd.completed_at = Round.Status.COMPLETED, timezone.now()
-        return onetrip.insert(
+        return one_statement.insert(
             "r",
             [rnd],
             returning=("id", "status"),
@@ -116,7 +116,7 @@ class DebateStore:
         if requests:
             table = LLMCall._meta.db_table
             parts.append(
-                onetrip.insert(
+                one_statement.insert(
                     "c",
                     [
                         LLMCall(
@@ -149,12 +149,12 @@ class DebateStore:
         if reserving:
             reserve = reserving.sql(*self._skip_done(reserving.keys) if self.resuming else ())
         if reserve is not None:
-            parts.append(onetrip.Part("h", *reserve))
+            parts.append(one_statement.Part("h", *reserve))
             selects.append(
                 "SELECT 'h', hold_id, call_index::text, jsonb_build_array(b_key, b_period, "
                 "b_unit, b_used::text, b_limit::text), NULL::jsonb FROM h"
             )
-        rows = onetrip.execute(parts, " UNION ALL ".join(selects), params)
+        rows = one_statement.execute(parts, " UNION ALL ".join(selects), params)
         if reserve is not None:
             reserving.read(
                 [
@@ -208,7 +208,7 @@ class DebateStore:
         their spending (`paid`, all together), the round's end when the last of a step that
         closes its round is among them, and whatever `_store_extras` adds. A reply never waits
         for another: the ones that came back while an earlier store ran are stored together."""
-        parts: list[onetrip.Part] = []
+        parts: list[one_statement.Part] = []
         selects: list[str] = []
         stored = []
         for i, (request, response, _) in enumerate(answered):
@@ -220,12 +220,12 @@ class DebateStore:
         settled = [paid for _, _, paid in answered if paid is not None]
         if paid := spending.Settlement.together(settled):
             # A SELECT part runs only when read: the final select reads it.
-            parts.append(onetrip.Part("paid", *paid))
+            parts.append(one_statement.Part("paid", *paid))
             select = f"SELECT made.* FROM ({select}) made CROSS JOIN paid"
         completed_at = timezone.now()
         if closes_round:
             parts.append(
-                onetrip.update(
+                one_statement.update(
                     "round_end",
                     Round,
                     rnd.pk,
@@ -233,7 +233,7 @@ class DebateStore:
                 )
             )
         parts.extend(self._store_extras())
-        ids = dict(onetrip.execute(parts, select))
+        ids = dict(one_statement.execute(parts, select))
         for settlement in settled:
             settlement.done = True
         replies: Results = {}
@@ -264,7 +264,7 @@ class DebateStore:
 
     def _reply_parts(
         self, i: int, rnd: Round, request: CallRequest, response: gateway.LLMResponse
-    ) -> tuple[Any, dict, Statement | Challenge, list[onetrip.Part]]:
+    ) -> tuple[Any, dict, Statement | Challenge, list[one_statement.Part]]:
         """One returned call's reply, read by the protocol and screened, as stored, and the
         parts that store it (named with `i`): its call's record (`call{i}`) and the statement
         or challenge it made (`made{i}`, returning its id)."""
@@ -275,7 +275,7 @@ class DebateStore:
         findings = defense.screen_reply(response.content)
         if findings:
             self.flagged[request.key] = findings
-        call = onetrip.update(
+        call = one_statement.update(
             f"call{i}",
             LLMCall,
             call_id,
@@ -319,9 +319,9 @@ class DebateStore:
                 notes=list(reply.notes),
                 details=dict(reply.details or {}),
             )
-        return reply, parsed, made, [call, onetrip.insert(f"made{i}", [made])]
+        return reply, parsed, made, [call, one_statement.insert(f"made{i}", [made])]
 
-    def _store_extras(self) -> list[onetrip.Part]:
+    def _store_extras(self) -> list[one_statement.Part]:
         """More writes that ride in every store's statement (none yet)."""
         return []
 
@@ -380,7 +380,7 @@ class DebateStore:
         if rnd is None or rnd.status != Round.Status.COMPLETED:
             parts.append(self.round_part(number, name, completed=True))
         if votes:
-            parts.append(onetrip.insert("v", votes, ignore_conflicts=True))
+            parts.append(one_statement.insert("v", votes, ignore_conflicts=True))
         items = outcome_item_parts(debate.pk, flags, at=now) if plain else []
         parts += items
         calls = LLMCall._meta.db_table
@@ -397,7 +397,7 @@ class DebateStore:
                 [Debate.ReviewStatus.PENDING],
             )
         parts.append(
-            onetrip.update(
+            one_statement.update(
                 "d",
                 Debate,
                 debate.pk,
@@ -417,7 +417,7 @@ class DebateStore:
                 returning="id",
             )
         )
-        still_running, refused = onetrip.refuse_unless(
+        still_running, refused = one_statement.refuse_unless(
             "EXISTS (SELECT FROM d)", "the debate stopped running while it was being completed"
         )
         item_ids = "(SELECT array_agg(id) FROM ri)" if items else "NULL::bigint[]"
@@ -428,10 +428,10 @@ class DebateStore:
         joins = bool(flags) and not plain
         with transaction.atomic() if joins or connection.in_atomic_block else nullcontext():
             try:
-                [(_, opened)] = onetrip.execute(
+                [(_, opened)] = one_statement.execute(
                     parts, f"SELECT {still_running}, {item_ids}", refused
                 )
-            except onetrip.Refused as exc:
+            except one_statement.Refused as exc:
                 raise RuntimeError(str(exc)) from None
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             if joins:

@@ -15,8 +15,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from reviews import subjects, triage
+from reviews.events import conflict_if_taken, record
 from reviews.models import ReviewEvent, ReviewItem, ReviewStatus
-from reviews.records import conflict_if_taken, record
 
 logger = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviews import subjects
+from reviews.events import ReviewConflict, conflict_if_taken, record, user_name
 from reviews.models import ReviewEvent, ReviewItem
 from reviews.queueing import review_status_sync
-from reviews.records import ReviewConflict, conflict_if_taken, record, user_name
 
 __all__ = [
     "ReviewConflict",

@@ -124,7 +124,7 @@ class ReviewSubject:
     def queue_cells(self, item: ReviewItem, link: str) -> str:
         """The queue's question, decision and votes cells (three `<td>`, HTML with every text
         escaped) of an item loaded by the queue (`queue_related`, `queue_fields`); `link`: the
-        item's review page. Made in Python, like the rest of the row (`reviews.rows`)."""
+        item's review page. Made in Python, like the rest of the row (`reviews.queue_rows`)."""
         raise NotImplementedError
 
     def submission(self, request, item: ReviewItem) -> Submission | str:

@@ -17,7 +17,7 @@ from api.pagination import EstimatedCountPaginator
 from reviews import selectors, services
 from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
-from reviews.rows import queue_rows
+from reviews.queue_rows import queue_rows
 
 READ_QUEUE = "reviews.view_reviewitem"
 WORK_QUEUE = "reviews.change_reviewitem"

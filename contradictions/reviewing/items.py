@@ -74,7 +74,7 @@ def failure_items_close_for_rerun(
     *, run_id, user=None, note: str = "", data: dict | None = None
 ) -> list[ReviewItem]:
     """Close the open `run_failed` item of a failed run being queued again, as re-run by
-    `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
+    `user` (raises `reviews.events.ReviewConflict` when another analyst holds it)."""
     return queueing.failure_items_close_for_rerun(
         "contradiction_run", run_id, user=user, note=note, data=data
     )

@@ -32,9 +32,9 @@ from contradictions.reviewing.serializers import (
 )
 from contradictions.running import DISMISSED
 from reviews import services, subjects
+from reviews.events import ReviewConflict
 from reviews.forms import RerunForm
 from reviews.models import ReviewItem
-from reviews.records import ReviewConflict
 
 
 class _RunGroup(subjects.ReviewSubject):

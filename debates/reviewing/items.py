@@ -9,7 +9,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Max
 
-from debates import onetrip
+from debates import one_statement
 from debates.models import Debate, Statement
 from debates.reviewing import triage
 from reviews import queueing
@@ -84,7 +84,7 @@ def opens_plainly(raised_before) -> bool:
     return not set(raised_before or ()) - set(FAILURE_REASONS)
 
 
-def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[onetrip.Part]:
+def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[one_statement.Part]:
     """The parts that open a completing debate's one outcome item for `flags` (`ri`, which
     returns the item's id when it was created; ON CONFLICT DO NOTHING backs up the one active
     outcome item per debate) with its `created` event, for the statement that completes the
@@ -93,7 +93,7 @@ def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[onetrip.Part
         return []
     item = queueing.outcome_item("debate", debate_id, joined(flags))
     item.created_at = at
-    opened = onetrip.insert("ri", [item], returning=("id",), ignore_conflicts=True)
+    opened = one_statement.insert("ri", [item], returning=("id",), ignore_conflicts=True)
     # Its event as `queueing.created_event` makes it, for the item the part above returns.
     event = queueing.created_event(item)
     event.created_at = at
@@ -103,7 +103,7 @@ def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[onetrip.Part
     columns = ", ".join(
         connection.ops.quote_name(f.column) for f in [ReviewEvent._meta.get_field("item"), *fields]
     )
-    created = onetrip.Part(
+    created = one_statement.Part(
         "ri_event",
         f"INSERT INTO {connection.ops.quote_name(ReviewEvent._meta.db_table)} ({columns}) "
         f"SELECT ri.id, {', '.join(['%s'] * len(fields))} FROM ri RETURNING id",
@@ -128,7 +128,7 @@ def failure_items_close_for_rerun(
     *, debate_id, user=None, note: str = "", data: dict | None = None
 ) -> list[ReviewItem]:
     """Close the open `debate_failed` item of a failed debate being queued again, as re-run by
-    `user` (raises `reviews.records.ReviewConflict` when another analyst holds it)."""
+    `user` (raises `reviews.events.ReviewConflict` when another analyst holds it)."""
     return queueing.failure_items_close_for_rerun(
         "debate", debate_id, user=user, note=note, data=data
     )

@@ -34,9 +34,9 @@ from debates.reviewing.serializers import ReviewDebateDetailSerializer, ReviewDe
 from debates.reviewing.triage import vote_counts
 from debates.selectors import debate_detail_queryset
 from reviews import services, subjects
+from reviews.events import ReviewConflict
 from reviews.forms import RerunForm
 from reviews.models import ReviewItem
-from reviews.records import ReviewConflict
 
 ACT = "ACT"
 OVERRIDE_VETO = "reviews.override_safety_veto"

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from agents import storable
+from agents import pg_text
 from agents.errors import LLMError
 from agents.gateway import complete
 from tests.conftest import wait_for
@@ -143,7 +143,7 @@ def test_an_error_message_holding_a_nul_is_storable(fake_openai):
     with pytest.raises(LLMError) as failed:
         ask(fake_openai)
 
-    assert not storable.has_refused(str(failed.value))
+    assert not pg_text.has_refused(str(failed.value))
 
 
 def test_under_a_fault_plan_every_call_is_answered_once(fake_openai):

@@ -138,10 +138,10 @@ def _item_unavailable(*args, **kwargs):
 
 
 def _item_refused_by_the_database(debate_id, flags, *, at):
-    from debates import onetrip
+    from debates import one_statement
 
     # The statement that completes the debate fails on its item part (division by zero).
-    return [onetrip.Part("ri", "SELECT (1 / (SELECT 0))::bigint AS id", [])]
+    return [one_statement.Part("ri", "SELECT (1 / (SELECT 0))::bigint AS id", [])]
 
 
 @pytest.mark.parametrize("failure", [_item_unavailable, _item_refused_by_the_database])

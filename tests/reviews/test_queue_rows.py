@@ -1,5 +1,5 @@
-"""The review queue's rows (`reviews.rows`, each subject's `queue_cells`) and the decision shown
-on the review pages (`decision_html`) are made in Python: they say what the templates they
+"""The review queue's rows (`reviews.queue_rows`, each subject's `queue_cells`) and the decision
+shown on the review pages (`decision_html`) are made in Python: they say what the templates they
 replaced said, with the same escaping. The templates are kept here, as they were, to compare."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from debates.models import Debate
 from debates.reviewing.pages import decision_html
 from debates.reviewing.triage import vote_counts
 from reviews import selectors
-from reviews.rows import queue_rows
+from reviews.queue_rows import queue_rows
 from tests.reviews.conftest import items_of_every_kind
 
 QUEUE = reverse("reviews:queue")

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from debates import onetrip, running, services
+from debates import one_statement, running, services
 from debates.models import Challenge, LLMCall, Round, Statement, Vote
 
 
 def _fresh(part_objs, **options):
-    return onetrip._compile(
+    return one_statement._compile(
         type(part_objs[0]),
-        onetrip.insert_fields(part_objs),
+        one_statement.insert_fields(part_objs),
         part_objs,
         tuple(options.get("returning", ("id",))),
         tuple(options.get("unique_fields", ())),
@@ -26,10 +26,10 @@ def _fresh(part_objs, **options):
 def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_values(
     default_agents, protocol
 ):
-    onetrip._compiled.clear()
+    one_statement._compiled.clear()
     first = services.debate_create(query="Is Bitcoin a good investment?", protocol=protocol)
     running.debate_run(debate_id=first.id)
-    shapes = dict(onetrip._compiled)
+    shapes = dict(one_statement._compiled)
     assert {key[0] for key in shapes} >= {Round, LLMCall, Statement} | (
         {Challenge} if protocol == "s4" else set()
     )
@@ -54,14 +54,14 @@ def test_every_insert_a_run_makes_is_compiled_once_and_sends_the_compilers_value
         ),
     ]
     for objs, options in rows:
-        part = onetrip.insert("x", objs, **options)
+        part = one_statement.insert("x", objs, **options)
         sql, params = _fresh(objs, **options)
         assert part.sql == sql
-        assert onetrip._same(list(part.params), params)
+        assert one_statement._same(list(part.params), params)
     running.debate_run(debate_id=second.id)
     second.refresh_from_db()
     assert second.status == "completed", second.error
-    assert dict(onetrip._compiled).keys() >= shapes.keys()
+    assert dict(one_statement._compiled).keys() >= shapes.keys()
 
 
 def _prepared(connection, like: str) -> dict[str, tuple[int, int]]:
@@ -220,16 +220,17 @@ def test_a_long_statement_is_parsed_once_per_shape_as_psycopg_parses_it():
     select = f"SELECT {padding}, '{'x' * 4000}' AS pad, '100%%' AS pct"
     params = list(range(40))
     assert len(select) > 4096
-    onetrip._converted.cache_clear()
-    first = onetrip.execute([], select, params)
-    second = onetrip.execute([], select, [p + 1 for p in params])
+    one_statement._converted.cache_clear()
+    first = one_statement.execute([], select, params)
+    second = one_statement.execute([], select, [p + 1 for p in params])
     assert first[0][:40] == tuple(params) and second[0][:40] == tuple(p + 1 for p in params)
     assert first[0][-1] == "100%"
-    info = onetrip._converted.cache_info()
+    info = one_statement._converted.cache_info()
     assert (info.misses, info.hits) == (1, 1)
     connection.ensure_connection()
     ours, theirs = (
-        cls(Transformer(connection.connection)) for cls in (onetrip._ShapeQuery, PostgresQuery)
+        cls(Transformer(connection.connection))
+        for cls in (one_statement._ShapeQuery, PostgresQuery)
     )
     ours.convert(select, params)
     theirs.convert(select, params)
@@ -253,12 +254,12 @@ def test_a_statement_refused_by_its_check_keeps_none_of_its_writes(settings, pre
     )
 
     def statement(expected_name: str):
-        renamed = onetrip.update("a", Agent, one.pk, {"name": "Renamed"}, returning="name")
-        asked = onetrip.update("b", Agent, other.pk, {"guiding_question": "Asked?"})
-        check, params = onetrip.refuse_unless(
+        renamed = one_statement.update("a", Agent, one.pk, {"name": "Renamed"}, returning="name")
+        asked = one_statement.update("b", Agent, other.pk, {"guiding_question": "Asked?"})
+        check, params = one_statement.refuse_unless(
             "(SELECT name FROM a) = %s", "the agent was not renamed as asked"
         )
-        return onetrip.execute([renamed, asked], f"SELECT {check}", [expected_name, *params])
+        return one_statement.execute([renamed, asked], f"SELECT {check}", [expected_name, *params])
 
     def stored():
         one.refresh_from_db()
@@ -266,7 +267,7 @@ def test_a_statement_refused_by_its_check_keeps_none_of_its_writes(settings, pre
         return one.name, other.guiding_question
 
     before = stored()
-    with pytest.raises(onetrip.Refused, match="the agent was not renamed as asked"):
+    with pytest.raises(one_statement.Refused, match="the agent was not renamed as asked"):
         statement("Something else")
     assert connection.connection.info.transaction_status == 0  # idle: nothing left open
     assert stored() == before
