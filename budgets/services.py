@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import audit
+from budgets.accounting import release_stale
 from budgets.limits import (
     COST,
     DAY,
@@ -303,6 +304,4 @@ def audited(limit: SpendingLimit) -> dict[str, Any]:
 
 
 def release_stale_holds() -> int:
-    from budgets.accounting import release_stale
-
     return release_stale(older_than_seconds=settings.BUDGET_HOLD_TIMEOUT)

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agents import routing
+from debates.models import Debate
 from protocols import PROTOCOLS, OptionError, effective_options
 
 
@@ -187,8 +188,6 @@ class DebateFilterForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        from debates.models import Debate
-
         self.fields["status"].choices += list(Debate.Status.choices)
         decisions = sorted({d for p in PROTOCOLS.values() for d in p.decisions})
         self.fields["decision"].choices += [(d, d) for d in decisions]

@@ -7,6 +7,7 @@ import re
 from agents import routing
 from agents.gateway import OFFLINE_NOTICE
 from debates.baselines import baseline_lines
+from debates.live import arrange
 from debates.models import Debate
 from debates.quality import quality_lines
 from protocols import presentation_for
@@ -150,8 +151,6 @@ def _md_round(view, *, vote_label: str) -> list[str]:
 def render_markdown(debate: Debate) -> str:
     """The transcript as Markdown. `debate` should come from
     `selectors.debate_detail_queryset()`."""
-    from debates.live import arrange
-
     so_far = arrange(debate)
     choice = (debate.metadata or {}).get("protocol_choice")
     chosen = f" (auto chose it: {_md(choice['reason'])})" if choice else ""

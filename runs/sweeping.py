@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
@@ -121,8 +122,6 @@ _UNACKED = "unacked"
 def broker_queue() -> tuple[int, int] | None:
     """The task messages the broker holds for the default queue: (waiting for a worker,
     delivered and not acknowledged yet). None when the broker is not Redis or cannot be asked."""
-    from celery import current_app
-
     url = current_app.conf.broker_url or ""
     if not url.startswith(("redis://", "rediss://")):
         return None

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from celery import current_app
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
@@ -226,8 +227,6 @@ def _runs() -> list[dict[str, Any]]:
 def _queue() -> dict[str, Any]:
     """The broker's default queue: its name, messages waiting, messages delivered and not
     acknowledged yet."""
-    from celery import current_app
-
     held = sweeping.broker_queue()
     if held is None:
         raise RuntimeError("the broker's queue cannot be read (not Redis, or not answering)")

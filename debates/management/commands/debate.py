@@ -1,5 +1,6 @@
 import json
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -154,8 +155,6 @@ def _json_dumps(data):
 def _system_user(username: str):
     """The user a command's debates are recorded as: created without a usable password (it
     cannot log in) when it does not exist yet."""
-    from django.contrib.auth import get_user_model
-
     model = get_user_model()
     user = model.objects.filter(username=username).first()
     if user is None:
