@@ -14,8 +14,9 @@ import abc
 import math
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
+from protocols.decision import Decision
 from protocols.presentation import Presentation
 
 
@@ -151,22 +152,13 @@ class ChallengeReply:
 Reply = StatementReply | ChallengeReply
 
 
-class DecisionResult(Protocol):
-    """What a protocol's rules return (each package's `rules.decide`); `decision` is one of the
-    protocol's `decisions`, `consensus_type` how it was reached, `metadata` the audit record."""
-
-    decision: str
-    reasoning: str
-    metadata: dict
-
-    @property
-    def consensus_type(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class Outcome:
+    """How a debate ended: its final votes (none where the protocol casts none), what its rules
+    decided (one of the protocol's `decisions`) and the round the decision closes."""
+
     votes: tuple[FinalVote, ...]
-    decision: DecisionResult
+    decision: Decision
     final_round_number: int
     final_round_name: str
     extra: dict[str, Any] = field(default_factory=dict)
