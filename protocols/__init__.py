@@ -48,6 +48,10 @@ class AutoProtocol(DebateProtocol):
     roles_needed = "those of the protocol it picks"
     options_schema: dict[str, Any] = {}
     is_selector = True
+    api_example = {
+        "title": "Let the service choose the protocol",
+        "value": {"question": "Is it safe to mix bleach and vinegar?", "protocol": "auto"},
+    }
 
     def __init__(self, **kwargs):
         raise ProtocolError("'auto' is resolved to a concrete protocol when a debate is created.")
@@ -80,6 +84,12 @@ def get_protocol(name: str):
         raise ProtocolError(f"Unknown protocol '{name}'. Known protocols: {known}.") from None
 
 
+def protocol_for(name: str) -> type[DebateProtocol]:
+    """The class of protocol `name`, or the base class (its neutral defaults) for a name no
+    longer registered: what pages, charts and evaluation ask of a stored debate's protocol."""
+    return PROTOCOLS.get(name, DebateProtocol)
+
+
 def resolve_protocol(
     name: str, query: str, *, fallback: str = "s4"
 ) -> tuple[type, ProtocolChoice | None]:
@@ -101,8 +111,7 @@ def effective_options(protocol_cls, options: dict[str, Any] | None) -> dict[str,
 
 def presentation_for(name: str) -> Presentation:
     """How debates of protocol `name` are shown (a neutral default for an unknown name)."""
-    cls = PROTOCOLS.get(name)
-    return cls.presentation if cls is not None else Presentation()
+    return protocol_for(name).presentation
 
 
 def register_offline_responders() -> None:
@@ -137,6 +146,7 @@ __all__ = [
     "effective_options",
     "get_protocol",
     "presentation_for",
+    "protocol_for",
     "protocol_catalog",
     "register_offline_responders",
     "resolve_protocol",
