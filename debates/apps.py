@@ -14,8 +14,10 @@ class DebatesConfig(AppConfig):
 
     def ready(self):
         """Register what lower layers reach through registries: the debate as a review subject,
-        debates as durable work for the sweeper, and the protocols agents may take part in."""
+        debates as durable work for the sweeper, and the protocols agents may take part in;
+        refuse to start with a default protocol that is not registered."""
         from agents import services as agent_services
+        from debates.default_protocol import check_default_protocol
         from debates.reviewing.subject import DEBATE
         from debates.services import DEBATES
         from protocols import register_offline_responders
@@ -26,3 +28,4 @@ class DebatesConfig(AppConfig):
         lifecycle.register(DEBATES)
         agent_services.set_protocol_names(agent_protocol_names)
         register_offline_responders()
+        check_default_protocol()
