@@ -1,13 +1,44 @@
 """The protocol registry: every way to debate the service knows, by name.
 
-Each protocol is a package here (`s4/`, `moderated/`, `round_robin/`) holding its steps, rules,
-reply parsing, offline responders and presentation behind `base.DebateProtocol`; adding one is
-adding a package and a line to `PROTOCOLS` below.
+Each protocol is a package here (`s4/`, `vote/`, `moderated/`, `round_robin/`) holding its
+steps, rules, reply parsing, offline responders, presentation, charts and baselines behind
+`base.DebateProtocol`. Nothing outside a protocol's package and this registry knows it by name:
+callers ask its class (`PROTOCOLS[name]`, or `protocol_for(name)` for a stored debate, which
+falls back to the base class's neutral defaults for a name no longer registered).
 
 Everything that offers a choice of protocol (the CLI, the admin, the API, the pages) reads
 `PROTOCOLS` or `protocol_catalog()`; `debate_create` validates options with
 `effective_options` and resolves `auto` with `resolve_protocol`, so the stored protocol is
-always a concrete one. The live page, transcripts and export ask `presentation_for`.
+always a concrete one. The live page, transcripts and export ask `presentation_for`; the
+debate page's charts ask `charts`; evaluation and replay (`protocols.evaluation`) ask
+`rules_module`, `independent_decision`, `majority_decision`, `replayable` and
+`replay_decision`. Where no protocol is chosen, the setting `DEBATE_DEFAULT_PROTOCOL` names one.
+
+Adding a protocol
+-----------------
+1. A package `protocols/<name>/` with a subclass of `base.DebateProtocol` (`protocol.py`):
+   `name`, `label`, `description`, `decisions`, `min_participants` / `max_participants`,
+   `roles_needed`, `options_schema`; `__init__` checks the participants (raise
+   `ProtocolError`), `run` yields `base.Step`s of `base.CallRequest`s and returns an
+   `base.Outcome`, `parse` reads one reply into a `base.StatementReply` (never raising on what
+   a model wrote). A call's `CallRequest.step` is the kind of statement stored for it
+   (`analysis`, `revision`, `argument`, `moderation`, `synthesis` or `turn`; a call with a
+   `target` is stored as a challenge).
+2. Beside it, what it needs of its own, imported only by its package: `rules.py` (pure
+   decision rules returning a subclass of `decision.Decision` that names its decision set),
+   `offline.py` (`offline_responders`: the offline model's answer for each `STEP:` its
+   prompts open with), and where it has them `presentation.py` (`presentation`), `charts.py`
+   (`charts(so_far)`: its own charts, built with `protocols.charts`), `baselines.py`.
+3. For evaluation and replay: `rules_module = rules` and `majority_decision` (what its rules
+   decide from the independent answers alone); `independent_decision` if one answer alone
+   stands for another decision; `replayable = True` and `replay_decision` if its decision is a
+   function of the final votes. For the charts: `confidence_scale` and `position_noun` if its
+   agents speak on another scale or of sides.
+4. One line: the class in `PROTOCOLS` below. The import contracts in `pyproject.toml` list the
+   protocol packages (independent of each other, reached only through this registry): add it
+   there too, and agents that take part in it (`Agent.protocols`, or the shipped ones in
+   `agents/defaults.py`) if none does yet.
+`tests/protocols/fifth/` is a protocol built this way, registered by its test alone.
 """
 
 from __future__ import annotations

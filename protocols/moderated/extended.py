@@ -1,4 +1,4 @@
-"""`moderated_extended`, seed 003's phase 2: the moderated debate of `protocol.py` with an
+"""`moderated_extended`, the moderated debate's phase 2: the debate of `protocol.py` with an
 advocate (practical benefits, stakeholders, risk mitigation), a critic (fallacies, missing
 evidence, bias) and a refiner (synthesis). A round:
   1. proponent, opponent, advocate and critic speak in parallel; each sees the proposition, the
