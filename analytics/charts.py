@@ -127,9 +127,9 @@ def agreement_distribution(filters: Filters, memo: dict | None = None) -> ChartS
         by_label=True,
         row_heading="agreement",
         description=(
-            "Completed debates by the share of agents on the decision (S4 and vote: the "
-            "agreement percentage; round robin: the final agreement share). Moderated debates "
-            "weigh arguments instead and are not counted here."
+            "Completed debates by the share of agents on the decision, as their protocol's rules "
+            "record it; debates of a protocol that records none (one that weighs arguments "
+            "instead) are not counted here."
         ),
     )
     return spec

@@ -238,6 +238,9 @@ class DebateProtocol(abc.ABC):
     confidence_scale: ClassVar[float] = 100
     #: What an agent's position is called on the page ("side" in a moderated debate).
     position_noun: ClassVar[str] = "position"
+    #: Where its rules record how much the agents agreed: the decision metadata's key and the
+    #: factor that makes it a percentage (the analytics page's agreement chart). None: nowhere.
+    agreement_metadata: ClassVar[tuple[str, float] | None] = None
 
     @classmethod
     def charts(cls, so_far) -> list[ChartSpec | None]:

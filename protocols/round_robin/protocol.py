@@ -120,6 +120,7 @@ class RoundRobinProtocol(DebateProtocol):
             "options": {"max_rounds": 5, "min_turns_per_agent": 2},
         },
     }
+    agreement_metadata = ("agreement_share", 100)
     rules_module = round_robin_rules
     replayable = True
 

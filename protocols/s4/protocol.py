@@ -98,6 +98,7 @@ class S4Protocol(DebateProtocol):
             "callback_url": "https://receiver.example.org/debate-events",
         },
     }
+    agreement_metadata = ("agreement_percentage", 1)
     rules_module = rules
     replayable = True
 
