@@ -37,8 +37,9 @@ from protocols.base import (
     validate_options,
 )
 from protocols.defense import cap_confidence, wrap_query_as_data
-from protocols.moderated import baselines, charts, offline
+from protocols.moderated import baselines, offline
 from protocols.moderated import rules as moderation_rules
+from protocols.moderated.charts import moderator_charts
 from protocols.moderated.formats import ARGUMENT, STEP_LINE
 from protocols.moderated.parsing import parse_argument, parse_moderation, parse_synthesis
 from protocols.moderated.presentation import ModeratedPresentation
@@ -147,7 +148,7 @@ class ModeratedProtocol(DebateProtocol):
 
     @classmethod
     def charts(cls, so_far):
-        return charts.moderator_charts(so_far)
+        return moderator_charts(so_far)
 
     @classmethod
     def independent_decision(cls, answer: Answer) -> str:

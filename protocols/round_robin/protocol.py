@@ -38,8 +38,9 @@ from protocols.base import (
 )
 from protocols.defense import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, clipped, system_message
-from protocols.round_robin import baselines, charts, offline
+from protocols.round_robin import baselines, offline
 from protocols.round_robin import rules as round_robin_rules
+from protocols.round_robin.charts import agreement_chart
 from protocols.round_robin.formats import (
     OWN_POSITION,
     PEER_POSITION,
@@ -126,7 +127,7 @@ class RoundRobinProtocol(DebateProtocol):
 
     @classmethod
     def charts(cls, so_far):
-        return [charts.agreement_chart(so_far)]
+        return [agreement_chart(so_far)]
 
     @classmethod
     def independent_decision(cls, answer: Answer) -> str:

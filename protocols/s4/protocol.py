@@ -35,7 +35,8 @@ from protocols.defense import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, system_message
 from protocols.prompting import one_line as _one_line
 from protocols.prompting import quoted as _quoted
-from protocols.s4 import baselines, charts, offline, rules
+from protocols.s4 import baselines, offline, rules
+from protocols.s4.charts import risk_chart
 from protocols.s4.formats import (
     AGREES,
     DISPUTES,
@@ -104,7 +105,7 @@ class S4Protocol(DebateProtocol):
 
     @classmethod
     def charts(cls, so_far):
-        return [charts.risk_chart(so_far)]
+        return [risk_chart(so_far)]
 
     @classmethod
     def independent_decision(cls, answer: Answer) -> str:

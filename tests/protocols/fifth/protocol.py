@@ -21,7 +21,8 @@ from protocols.base import (
 )
 from protocols.defense import wrap_query_as_data
 from protocols.prompting import system_message
-from tests.protocols.fifth import charts, offline, rules
+from tests.protocols.fifth import offline, rules
+from tests.protocols.fifth.charts import hands_chart
 
 REPLY_FORMAT = (
     'Reply with one JSON object and nothing else: {"hand": "YES" | "NO", '
@@ -95,7 +96,7 @@ class ShowOfHandsProtocol(DebateProtocol):
 
     @classmethod
     def charts(cls, so_far):
-        return [charts.hands_chart(so_far)]
+        return [hands_chart(so_far)]
 
     @classmethod
     def majority_decision(cls, answers: Sequence[Answer], options: Mapping[str, Any]) -> str:
