@@ -156,6 +156,7 @@ SHAPES = {"act": "●", "warn": "▲", "refuse": "◆", "veto": "✕", "": "●"
 
 
 def decision_group(decision: str) -> str:
+    """A decision's colour group ("" for a decision in none: drawn in the neutral colour)."""
     return next((g for g, members in GROUPS.items() if decision in members), "")
 
 
