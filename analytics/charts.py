@@ -1,5 +1,5 @@
 """The analytics page's charts: each reads one selector (one or two queries) and shapes its
-figures into a `debates.charts.ChartSpec`, which the page draws, prints as a table and offers
+figures into a `protocols.charts.ChartSpec`, which the page draws, prints as a table and offers
 as CSV. `CHARTS` lists them in page order; the CSV view builds only the one asked for."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from analytics import selectors
 from analytics.selectors import Filters
-from debates.charts import GROUPS, ChartSpec, Series, decision_group
 from protocols import PROTOCOLS
+from protocols.charts import GROUPS, ChartSpec, Series, decision_group
 
 #: Decisions in the order a reader scans them: go, caution, stop, in each protocol's terms.
 DECISION_ORDER = [d for members in GROUPS.values() for d in members]
@@ -127,9 +127,9 @@ def agreement_distribution(filters: Filters, memo: dict | None = None) -> ChartS
         by_label=True,
         row_heading="agreement",
         description=(
-            "Completed debates by the share of agents on the decision (S4 and vote: the "
-            "agreement percentage; round robin: the final agreement share). Moderated debates "
-            "weigh arguments instead and are not counted here."
+            "Completed debates by the share of agents on the decision, as their protocol's rules "
+            "record it; debates of a protocol that records none (one that weighs arguments "
+            "instead) are not counted here."
         ),
     )
     return spec

@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from debates.ground_truth import GroundTruthReport, ground_truth_report
 from debates.models import Debate, LLMCall, Statement
+from protocols import PROTOCOLS
 
 #: Longer ranges are counted by week rather than by day.
 MAX_DAYS_BY_DAY = 92
@@ -151,14 +152,30 @@ def decisions_by_schedule(filters: Filters) -> dict[tuple[str, str], int]:
 AGREEMENT_BANDS = 10
 
 
+def agreement_recorded() -> list[tuple[str, float]]:
+    """Where the registered protocols' rules record how much the agents agreed: (metadata key,
+    factor to a percentage), each once, in the registry's order."""
+    found = (cls.agreement_metadata for cls in PROTOCOLS.values() if not cls.is_selector)
+    return list(dict.fromkeys(m for m in found if m is not None))
+
+
+def _agreement_percent():
+    """A debate's agreement in percent, from the key its protocol's rules record it under."""
+    parts = [
+        Cast(KT(f"metadata__{key}"), FloatField()) * factor
+        if factor != 1
+        else Cast(KT(f"metadata__{key}"), FloatField())
+        for key, factor in agreement_recorded()
+    ]
+    if not parts:
+        return Value(None, output_field=FloatField())
+    return Coalesce(*parts) if len(parts) > 1 else parts[0]
+
+
 def agreement_distribution(filters: Filters) -> dict[tuple[int, str], int]:
-    """Completed debates per band of agreement (0-9: 0-10 %, ..., 90-100 %) and protocol. The
-    agreement is S4's and the vote's `agreement_percentage`, round robin's `agreement_share`;
-    moderated debates decide by weighted strength and have none."""
-    agreement = Coalesce(
-        Cast(KT("metadata__agreement_percentage"), FloatField()),
-        Cast(KT("metadata__agreement_share"), FloatField()) * 100,
-    )
+    """Completed debates per band of agreement (0-9: 0-10 %, ..., 90-100 %) and protocol, for
+    the protocols whose rules record one (`DebateProtocol.agreement_metadata`)."""
+    agreement = _agreement_percent()
     rows = (
         debates(filters)
         .filter(status=Debate.Status.COMPLETED)

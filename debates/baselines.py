@@ -47,7 +47,7 @@ def compute_for(
 ) -> evaluation.Baselines | None:
     """Baselines from a debate's position statements (each with `participant`, in round order)
     and final votes (each with `participant`). None when there is nothing to compare."""
-    if protocol not in evaluation.RULES_MODULES or not decision:
+    if not evaluation.has_baselines(protocol) or not decision:
         return None
     first: dict[str, evaluation.Answer] = {}
     last: dict[str, evaluation.Answer] = {}

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agents import routing
+from debates.default_protocol import default_protocol
 from debates.models import Debate
 from protocols import PROTOCOLS, OptionError, effective_options
 
@@ -103,7 +104,7 @@ class DebateStartForm(forms.Form):
     protocol = forms.ChoiceField(
         label="Protocol",
         choices=[(name, protocol.label) for name, protocol in PROTOCOLS.items()],
-        initial="s4",
+        initial=default_protocol,
     )
 
     def __init__(self, *args, **kwargs):

@@ -7,6 +7,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, NullIf, Upper
 
 from agents.models import GatewayCall
+from debates.default_protocol import default_protocol
 from protocols.presentation import round_title
 from reviews.models import ReviewStatus
 from runs.models import DurableRun, RunStatus
@@ -26,7 +27,8 @@ class Debate(DurableRun):
     # Indexed with created_at (and the sweeper's partial index), not alone.
     status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
     query = models.TextField("question")
-    protocol = models.CharField(max_length=40, default="s4")  # indexed with created_at
+    # indexed with created_at
+    protocol = models.CharField(max_length=40, default=default_protocol)
     options = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -70,7 +70,7 @@ def replay_rules(*, protocol: str = "", batch_size: int = 2000) -> ReplayReport:
                 evaluation.Answer(slug, decision, confidence, risk, bool(parse_failed))
             )
         for debate_id, protocol_name, options, decision, version in batch:
-            if protocol_name not in evaluation.REPLAYABLE or not votes[debate_id]:
+            if not evaluation.replayable(protocol_name) or not votes[debate_id]:
                 skipped += 1
                 continue
             replayed = evaluation.replay_decision(protocol_name, votes[debate_id], options)

@@ -1,13 +1,44 @@
 """The protocol registry: every way to debate the service knows, by name.
 
-Each protocol is a package here (`s4/`, `moderated/`, `round_robin/`) holding its steps, rules,
-reply parsing, offline responders and presentation behind `base.DebateProtocol`; adding one is
-adding a package and a line to `PROTOCOLS` below.
+Each protocol is a package here (`s4/`, `vote/`, `moderated/`, `round_robin/`) holding its
+steps, rules, reply parsing, offline responders, presentation, charts and baselines behind
+`base.DebateProtocol`. Nothing outside a protocol's package and this registry knows it by name:
+callers ask its class (`PROTOCOLS[name]`, or `protocol_for(name)` for a stored debate, which
+falls back to the base class's neutral defaults for a name no longer registered).
 
 Everything that offers a choice of protocol (the CLI, the admin, the API, the pages) reads
 `PROTOCOLS` or `protocol_catalog()`; `debate_create` validates options with
 `effective_options` and resolves `auto` with `resolve_protocol`, so the stored protocol is
-always a concrete one. The live page, transcripts and export ask `presentation_for`.
+always a concrete one. The live page, transcripts and export ask `presentation_for`; the
+debate page's charts ask `charts`; evaluation and replay (`protocols.evaluation`) ask
+`rules_module`, `independent_decision`, `majority_decision`, `replayable` and
+`replay_decision`. Where no protocol is chosen, the setting `DEBATE_DEFAULT_PROTOCOL` names one.
+
+Adding a protocol
+-----------------
+1. A package `protocols/<name>/` with a subclass of `base.DebateProtocol` (`protocol.py`):
+   `name`, `label`, `description`, `decisions`, `min_participants` / `max_participants`,
+   `roles_needed`, `options_schema`; `__init__` checks the participants (raise
+   `ProtocolError`), `run` yields `base.Step`s of `base.CallRequest`s and returns an
+   `base.Outcome`, `parse` reads one reply into a `base.StatementReply` (never raising on what
+   a model wrote). A call's `CallRequest.step` is the kind of statement stored for it
+   (`analysis`, `revision`, `argument`, `moderation`, `synthesis` or `turn`; a call with a
+   `target` is stored as a challenge).
+2. Beside it, what it needs of its own, imported only by its package: `rules.py` (pure
+   decision rules returning a subclass of `decision.Decision` that names its decision set),
+   `offline.py` (`offline_responders`: the offline model's answer for each `STEP:` its
+   prompts open with), and where it has them `presentation.py` (`presentation`), `charts.py`
+   (`charts(so_far)`: its own charts, built with `protocols.charts`), `baselines.py`.
+3. For evaluation and replay: `rules_module = rules` and `majority_decision` (what its rules
+   decide from the independent answers alone); `independent_decision` if one answer alone
+   stands for another decision; `replayable = True` and `replay_decision` if its decision is a
+   function of the final votes. For the charts: `confidence_scale` and `position_noun` if its
+   agents speak on another scale or of sides.
+4. One line: the class in `PROTOCOLS` below. The import contracts in `pyproject.toml` list the
+   protocol packages (independent of each other, reached only through this registry): add it
+   there too, and agents that take part in it (`Agent.protocols`, or the shipped ones in
+   `agents/defaults.py`) if none does yet.
+`tests/protocols/fifth/` is a protocol built this way, registered by its test alone.
 """
 
 from __future__ import annotations
@@ -48,6 +79,10 @@ class AutoProtocol(DebateProtocol):
     roles_needed = "those of the protocol it picks"
     options_schema: dict[str, Any] = {}
     is_selector = True
+    api_example = {
+        "title": "Let the service choose the protocol",
+        "value": {"question": "Is it safe to mix bleach and vinegar?", "protocol": "auto"},
+    }
 
     def __init__(self, **kwargs):
         raise ProtocolError("'auto' is resolved to a concrete protocol when a debate is created.")
@@ -80,6 +115,12 @@ def get_protocol(name: str):
         raise ProtocolError(f"Unknown protocol '{name}'. Known protocols: {known}.") from None
 
 
+def protocol_for(name: str) -> type[DebateProtocol]:
+    """The class of protocol `name`, or the base class (its neutral defaults) for a name no
+    longer registered: what pages, charts and evaluation ask of a stored debate's protocol."""
+    return PROTOCOLS.get(name, DebateProtocol)
+
+
 def resolve_protocol(
     name: str, query: str, *, fallback: str = "s4"
 ) -> tuple[type, ProtocolChoice | None]:
@@ -101,8 +142,7 @@ def effective_options(protocol_cls, options: dict[str, Any] | None) -> dict[str,
 
 def presentation_for(name: str) -> Presentation:
     """How debates of protocol `name` are shown (a neutral default for an unknown name)."""
-    cls = PROTOCOLS.get(name)
-    return cls.presentation if cls is not None else Presentation()
+    return protocol_for(name).presentation
 
 
 def register_offline_responders() -> None:
@@ -137,6 +177,7 @@ __all__ = [
     "effective_options",
     "get_protocol",
     "presentation_for",
+    "protocol_for",
     "protocol_catalog",
     "register_offline_responders",
     "resolve_protocol",

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from protocols.decision import Decision
 from protocols.presentation import Presentation
+
+if TYPE_CHECKING:
+    from protocols.charts import ChartSpec
 
 
 @dataclass(frozen=True)
@@ -151,22 +156,33 @@ class ChallengeReply:
 Reply = StatementReply | ChallengeReply
 
 
-class DecisionResult(Protocol):
-    """What a protocol's rules return (each package's `rules.decide`); `decision` is one of the
-    protocol's `decisions`, `consensus_type` how it was reached, `metadata` the audit record."""
+@dataclass(frozen=True)
+class Answer:
+    """One agent's position as a debate stored it, for evaluation and replay: its decision (or
+    side, or stance), confidence and risk on 0-100 (risk None where none is assessed), and for
+    moderated arguments the role and the supporting evidence."""
 
+    agent: str
     decision: str
-    reasoning: str
-    metadata: dict
+    confidence: float
+    risk: float | None = None
+    parse_failed: bool = False
+    role: str = ""
+    evidence: tuple[str, ...] = ()
 
-    @property
-    def consensus_type(self) -> str: ...
+
+def clamped_score(value: float | None) -> float:
+    """A stored score (confidence, risk) as a protocol's rules accept it: 0-100, None as 0."""
+    return min(max(float(value or 0), 0.0), 100.0)
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """How a debate ended: its final votes (none where the protocol casts none), what its rules
+    decided (one of the protocol's `decisions`) and the round the decision closes."""
+
     votes: tuple[FinalVote, ...]
-    decision: DecisionResult
+    decision: Decision
     final_round_number: int
     final_round_name: str
     extra: dict[str, Any] = field(default_factory=dict)
@@ -190,8 +206,10 @@ class DebateProtocol(abc.ABC):
     """One way to debate. A protocol is plain Python: given the question and the participants
     it yields `Step`s of calls (`run`), reads each reply into a typed `Reply` (`parse`) and
     returns an `Outcome`. Its package also holds its decision rules, its reply parsing, its
-    offline responders and its `presentation`. The registry (`protocols`) lists the
-    concrete classes; nothing else needs to know them.
+    offline responders, its `presentation` and its `charts`, and says what evaluation and
+    replay need of it (`rules_module`, `independent_decision`, `majority_decision`,
+    `replay_decision`). The registry (`protocols`) lists the concrete classes; nothing else
+    needs to know them: callers ask the class, never compare its name.
     """
 
     name: ClassVar[str]
@@ -209,6 +227,53 @@ class DebateProtocol(abc.ABC):
     presentation: ClassVar[Presentation] = Presentation()
     #: The offline model's scripted answer for each of its steps (see `agents.responders`).
     offline_responders: ClassVar[Mapping[str, Callable[..., str]]] = {}
+    #: A request body that starts one of its debates with the shipped agents, shown in the
+    #: API's documentation: {"title": ..., "value": {...}} (None: no example).
+    api_example: ClassVar[Mapping[str, Any] | None] = None
+
+    # --- what the debate page's charts ask of it ----------------------------------------------
+
+    #: The top of the confidence scale its agents answer on (stored confidences are 0-100 for
+    #: every protocol); its charts show confidence on this scale.
+    confidence_scale: ClassVar[float] = 100
+    #: What an agent's position is called on the page ("side" in a moderated debate).
+    position_noun: ClassVar[str] = "position"
+    #: Where its rules record how much the agents agreed: the decision metadata's key and the
+    #: factor that makes it a percentage (the analytics page's agreement chart). None: nowhere.
+    agreement_metadata: ClassVar[tuple[str, float] | None] = None
+
+    @classmethod
+    def charts(cls, so_far) -> list[ChartSpec | None]:
+        """Its own charts of the debate so far (a `debates.live` arrangement, read by attribute
+        only), shown after every protocol's positions chart (see `protocols.charts`); None for
+        a chart with nothing to show yet."""
+        return []
+
+    # --- what evaluation and replay ask of it (see `protocols.evaluation`) ---------------------
+
+    #: The module of its pure decision rules: the hash of its source is the rules version
+    #: recorded with each debate. None: no rules of its own, so no baselines.
+    rules_module: ClassVar[ModuleType | None] = None
+    #: Its decision is a function of the final votes alone, so the current rules can be
+    #: replayed on stored debates (`replay_decision`).
+    replayable: ClassVar[bool] = False
+
+    @classmethod
+    def independent_decision(cls, answer: Answer) -> str:
+        """The decision one agent's answer alone stands for, in the protocol's decision set."""
+        return answer.decision
+
+    @classmethod
+    def majority_decision(cls, answers: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        """What its rules decide from the agents' independent answers alone, as if nobody had
+        talked to anybody (`answers` is never empty). Needed with a `rules_module`."""
+        raise NotImplementedError(f"{cls.__name__} has a rules_module but no majority_decision")
+
+    @classmethod
+    def replay_decision(cls, votes: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        """What the current rules decide from stored final votes (never empty). Needed when
+        `replayable`."""
+        raise NotImplementedError(f"{cls.__name__} is replayable but has no replay_decision")
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:

@@ -5,18 +5,22 @@ function of the agents' independent answers (S4's round-1 analysis, the first ar
 moderated debate, the first round-robin turn), their final positions and the debate's decision.
 
 * Single-agent decision: each agent's independent answer alone, in the protocol's decision set
-  (S4's VETO is REFUSE; a moderated NEUTRAL is UNCERTAIN; an unreadable round-robin turn is
-  NO_CONSENSUS).
+  (the protocol's `independent_decision`: S4's VETO is REFUSE; a moderated NEUTRAL is
+  UNCERTAIN; an unreadable round-robin turn is NO_CONSENSUS).
 * Majority-vote decision: the independent answers put through the protocol's own pure rules
-  (S4 and vote: `s4.rules.decide`; round robin: its consensus check on round 1; moderated:
-  its weighted-strength rule with no moderator scores), so it is what the debate would have
-  decided had nobody talked to anybody.
+  (its `majority_decision`: S4 and vote: `s4.rules.decide`; round robin: its consensus check
+  on round 1; moderated: its weighted-strength rule with no moderator scores), so it is what
+  the debate would have decided had nobody talked to anybody.
 * Outcome change: the debate's decision against the majority-vote decision: "same",
   "more_cautious" / "less_cautious" on the caution scale ACT < WARN < REFUSE, or "changed"
   when the two are not on that scale (investment stances, SUPPORT / OPPOSE).
 * Dynamics: each agent's independent decision against its final one, with the same direction
   words; given a reviewer's verdict, `verdict_effect` says whether a change "corrected" the
   agent or "talked it out of the right answer" (also "stayed_right" / "stayed_wrong").
+
+What is particular to a protocol is asked of its class in the registry (`rules_module`,
+`independent_decision`, `majority_decision`, `replayable`, `replay_decision`: see
+`protocols.base.DebateProtocol`); nothing here knows a protocol by name.
 """
 
 from __future__ import annotations
@@ -25,12 +29,10 @@ import hashlib
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
-from protocols.moderated import rules as moderated_rules
-from protocols.round_robin import rules as round_robin_rules
-from protocols.s4 import rules as s4_rules
+from protocols import PROTOCOLS, protocol_for
+from protocols.base import Answer
 
 #: Caution scale for decisions that have one (a VETO counts as REFUSE).
 CAUTION = {"ACT": 0, "WARN": 1, "REFUSE": 2, "VETO": 2}
@@ -48,15 +50,6 @@ STAYED_WRONG = "stayed_wrong"
 CHANGED_WRONG = "changed_wrong"
 EFFECTS = (CORRECTED, TALKED_OUT, STAYED_RIGHT, STAYED_WRONG, CHANGED_WRONG)
 
-#: Which rules module decides debates of each protocol (the rules version is its source hash).
-RULES_MODULES: dict[str, ModuleType] = {
-    "s4": s4_rules,
-    "vote": s4_rules,
-    "moderated": moderated_rules,
-    "moderated_extended": moderated_rules,
-    "round_robin": round_robin_rules,
-}
-
 __all__ = [
     "CAUTION",
     "CHANGES",
@@ -66,26 +59,15 @@ __all__ = [
     "Baselines",
     "change_direction",
     "compute_baselines",
+    "has_baselines",
     "majority_decision",
+    "replay_decision",
+    "replayable",
+    "replayable_protocols",
     "rules_version",
     "single_agent_decision",
     "verdict_effect",
 ]
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One agent's position as stored: its decision (or side, or stance), confidence and risk
-    on 0-100 (risk None where none is assessed), and for moderated arguments the role and the
-    supporting evidence."""
-
-    agent: str
-    decision: str
-    confidence: float
-    risk: float | None = None
-    parse_failed: bool = False
-    role: str = ""
-    evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,10 +116,15 @@ class Baselines:
         }
 
 
+def has_baselines(protocol: str) -> bool:
+    """Whether debates of `protocol` have baselines: it is registered with rules of its own."""
+    return protocol_for(protocol).rules_module is not None
+
+
 def rules_version(protocol: str) -> str:
     """The version of `protocol`'s decision rules: the first 12 hex digits of the SHA-256 of
     its rules module's source, so any edit to the rules gives a new version. "" if unknown."""
-    module = RULES_MODULES.get(protocol)
+    module = protocol_for(protocol).rules_module
     if module is None:
         return ""
     return hashlib.sha256(inspect.getsource(module).encode()).hexdigest()[:12]
@@ -156,19 +143,7 @@ def change_direction(before: str, after: str) -> str:
 
 def single_agent_decision(protocol: str, answer: Answer) -> str:
     """The decision the agent's answer alone stands for, in the protocol's decision set."""
-    if protocol in ("s4", "vote"):
-        return "REFUSE" if answer.decision == "VETO" else answer.decision
-    if protocol in ("moderated", "moderated_extended"):
-        return "UNCERTAIN" if answer.decision == "NEUTRAL" else answer.decision
-    if protocol == "round_robin":
-        if answer.parse_failed or answer.decision == round_robin_rules.ABSTAIN:
-            return round_robin_rules.NO_CONSENSUS
-        return answer.decision
-    return answer.decision
-
-
-def _score(value: float | None) -> float:
-    return min(max(float(value or 0), 0.0), 100.0)
+    return protocol_for(protocol).independent_decision(answer)
 
 
 def majority_decision(
@@ -177,46 +152,9 @@ def majority_decision(
     """The independent answers through the protocol's own rules (see the module docstring)."""
     if not answers:
         raise ValueError("at least one independent answer is required")
-    options = options or {}
-    if protocol in ("s4", "vote"):
-        votes = [
-            s4_rules.Vote(
-                agent=a.agent,
-                decision=a.decision,
-                confidence=_score(a.confidence),
-                risk=_score(a.risk),
-            )
-            for a in answers
-        ]
-        return s4_rules.decide(votes).decision
-    if protocol == "round_robin":
-        stances = {
-            a.agent: round_robin_rules.ABSTAIN if a.parse_failed else a.decision for a in answers
-        }
-        check = round_robin_rules.check_consensus(
-            1, stances, options.get("consensus_threshold", 0.75)
-        )
-        return check.stance if check.reached else round_robin_rules.NO_CONSENSUS
-    if protocol in ("moderated", "moderated_extended"):
-        arguments = [
-            moderated_rules.Argument(
-                agent=a.agent,
-                role=a.role if a.role in moderated_rules.ROLE_WEIGHTS else "proponent",
-                side=a.decision,
-                round_number=1,
-                confidence=_score(a.confidence) / 100,
-                supporting_evidence=tuple(a.evidence),
-            )
-            for a in answers
-        ]
-        decision = moderated_rules.decide(
-            arguments,
-            [moderated_rules.Evaluation(round_number=1, confidence=0.0)],
-            consensus_threshold=options.get("consensus_threshold", 0.8),
-            max_rounds=1,
-        )
-        return decision.decision
-    raise ValueError(f"no baseline rules for protocol {protocol!r}")
+    if not has_baselines(protocol):
+        raise ValueError(f"no baseline rules for protocol {protocol!r}")
+    return protocol_for(protocol).majority_decision(answers, options or {})
 
 
 def compute_baselines(
@@ -458,30 +396,31 @@ def ground_truth_figures(rows: Sequence[DebateRow]) -> GroundTruthFigures:
 
 # --- Replay ------------------------------------------------------------------------------------
 
-#: Protocols whose decision is a function of the final votes alone (a moderated debate's is a
-#: function of every argument and moderator evaluation, and it casts no votes).
-REPLAYABLE = ("s4", "vote", "round_robin")
+
+def replayable(protocol: str) -> bool:
+    """Whether debates of `protocol` are decided from their final votes alone, so that the
+    current rules can be replayed on them (a moderated debate's decision weighs every argument
+    and moderator evaluation, and it casts no votes)."""
+    return protocol_for(protocol).replayable
+
+
+def replayable_protocols() -> list[str]:
+    """The registered protocols `replayable` holds for, in the registry's order."""
+    return [name for name in PROTOCOLS if replayable(name)]
 
 
 def replay_decision(
     protocol: str, votes: Sequence[Answer], options: Mapping[str, Any] | None = None
 ) -> str:
-    """The decision the current rules give the stored final votes: S4 and vote through
-    `s4.rules.decide`, round robin through its consensus check on the final stances (what
-    its `decide` decides by). Raises ValueError for a protocol not in `REPLAYABLE`."""
-    if protocol not in REPLAYABLE:
+    """The decision the current rules give the stored final votes (the protocol's
+    `replay_decision`: S4 and vote through `s4.rules.decide`, round robin through its
+    consensus check on the final stances, what its `decide` decides by). Raises ValueError
+    for a protocol that is not `replayable`."""
+    if not replayable(protocol):
         raise ValueError(f"{protocol!r} debates are not decided from their final votes")
     if not votes:
         raise ValueError("at least one final vote is required")
-    if protocol == "round_robin":
-        stances = {
-            v.agent: round_robin_rules.ABSTAIN if v.parse_failed else v.decision for v in votes
-        }
-        check = round_robin_rules.check_consensus(
-            0, stances, (options or {}).get("consensus_threshold", 0.75)
-        )
-        return check.stance if check.reached else round_robin_rules.NO_CONSENSUS
-    return majority_decision("s4", votes)
+    return protocol_for(protocol).replay_decision(votes, options or {})
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from django.db.models import Q
 from django_celery_beat import validators as cron
 from timezone_field import TimeZoneField
 
+from debates.default_protocol import default_protocol
+
 MAX_QUESTIONS = 20
 
 
@@ -38,7 +40,7 @@ class DebateSchedule(models.Model):
         help_text=f"One question per line (at most {MAX_QUESTIONS}). "
         "Each firing debates every question once."
     )
-    protocol = models.CharField(max_length=40, default="s4")
+    protocol = models.CharField(max_length=40, default=default_protocol)
     agents = models.JSONField(
         default=list,
         blank=True,

@@ -285,6 +285,9 @@ CELERY_BEAT_SCHEDULE = {
 # A litellm model string ("openai/gpt-4o-mini", "anthropic/...", "ollama/llama3"); the built-in
 # offline heuristic demo model needs no key and no network.
 DEBATE_DEFAULT_MODEL = env.str("DEBATE_DEFAULT_MODEL", default="offline/heuristic-demo")
+# The protocol of a debate or a schedule when none is chosen (checked against the registry when
+# Django starts).
+DEBATE_DEFAULT_PROTOCOL = env.str("DEBATE_DEFAULT_PROTOCOL", default="s4")
 # What `auto` picks for a question without a debate trigger keyword: s4, or vote (no debate).
 DEBATE_AUTO_FALLBACK = env.str("DEBATE_AUTO_FALLBACK", default="s4")
 # Production settings turn this off: the offline model may then not be the default (a system

@@ -21,6 +21,7 @@ from api.fields import (
 from api.links import row_links
 from debates import selectors, webhooks
 from debates.baselines import baselines_view
+from debates.default_protocol import default_protocol
 from debates.models import Debate
 from debates.quality import quality_view
 from protocols import (
@@ -28,6 +29,7 @@ from protocols import (
     OptionError,
     effective_options,
     evaluation,
+    protocol_for,
     resolve_protocol,
 )
 from protocols.defense import MAX_QUERY_LENGTH
@@ -78,7 +80,7 @@ class DebateCreateSerializer(serializers.Serializer):
     )
     protocol = serializers.ChoiceField(
         choices=PROTOCOL_NAMES,
-        default="s4",
+        required=False,  # the configured default (`__init__`)
         help_text="How the agents debate.",
         error_messages={
             "invalid_choice": "'{input}' is not a known protocol. Known: "
@@ -104,6 +106,11 @@ class DebateCreateSerializer(serializers.Serializer):
         help_text="An http(s) URL that receives signed webhook events about this debate.",
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read when the serializer is made, so the schema shows it too.
+        self.fields["protocol"].default = default_protocol()
+
     def validate_callback_url(self, value: str) -> str:
         if problem := webhooks.callback_url_problem(value):
             raise serializers.ValidationError(problem)
@@ -119,9 +126,10 @@ class DebateCreateSerializer(serializers.Serializer):
         except serializers.ValidationError as exc:
             errors = dict(exc.detail)
             if "options" not in errors and "protocol" not in errors and isinstance(data, dict):
-                protocol = data.get("protocol", "s4")
+                protocol = data.get("protocol", self.fields["protocol"].default)
                 question = data.get("question") if "question" not in errors else None
-                if protocol != "auto" or question:  # auto needs the question to choose
+                # a selector (auto) needs the question to choose
+                if not protocol_for(protocol).is_selector or question:
                     try:
                         self._check_options(protocol, question or "", data.get("options"))
                     except serializers.ValidationError as more:
@@ -133,7 +141,7 @@ class DebateCreateSerializer(serializers.Serializer):
         """Options are checked against the registry here so that each bad one is named:
         `{"options": {"max_rounds": [...]}}`. The options sent are passed on unchanged;
         `debate_create` checks them again and stores them with the defaults filled in."""
-        self._check_options(attrs.get("protocol", "s4"), attrs["question"], attrs.get("options"))
+        self._check_options(attrs["protocol"], attrs["question"], attrs.get("options"))
         return attrs
 
     @staticmethod

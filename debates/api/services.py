@@ -26,7 +26,7 @@ def debate_start(
     *,
     user,
     question: str,
-    protocol: str = "s4",
+    protocol: str,
     agents: list[str] | None = None,
     options: dict[str, Any] | None = None,
     callback_url: str = "",

@@ -35,6 +35,7 @@ from debates.api import webhook_serializers as ws
 from debates.api.services import IdempotencyConflict, debate_start
 from debates.services import BatchInvalid, debate_create_many
 from debates.transcript import render_markdown
+from protocols import PROTOCOLS
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
@@ -82,43 +83,12 @@ DEBATE_EVENTS = OpenApiCallback(
 
 
 def _create_examples() -> list[OpenApiExample]:
-    """Bodies that work as they are: the shipped agents and each protocol's real options."""
+    """Bodies that work as they are: the shipped agents and each protocol's real options (each
+    protocol's `api_example`, in the registry's order)."""
     return [
-        OpenApiExample(
-            "S4 with its three agents",
-            value={
-                "question": "Should we roll out the new billing service on a Friday?",
-                "protocol": "s4",
-                "agents": ["utility", "accuracy", "safety"],
-                "callback_url": "https://receiver.example.org/debate-events",
-            },
-            request_only=True,
-        ),
-        OpenApiExample(
-            "A moderated debate with options",
-            value={
-                "question": "Should city centres be closed to private cars?",
-                "protocol": "moderated",
-                "agents": ["proponent", "opponent", "moderator"],
-                "options": {"max_rounds": 3, "consensus_threshold": 0.85},
-            },
-            request_only=True,
-        ),
-        OpenApiExample(
-            "A round robin with its defaults",
-            value={
-                "question": "Should I invest in an index fund now?",
-                "protocol": "round_robin",
-                "agents": ["valuation", "sentiment", "fundamental"],
-                "options": {"max_rounds": 5, "min_turns_per_agent": 2},
-            },
-            request_only=True,
-        ),
-        OpenApiExample(
-            "Let the service choose the protocol",
-            value={"question": "Is it safe to mix bleach and vinegar?", "protocol": "auto"},
-            request_only=True,
-        ),
+        OpenApiExample(cls.api_example["title"], value=cls.api_example["value"], request_only=True)
+        for cls in PROTOCOLS.values()
+        if cls.api_example is not None
     ]
 
 

@@ -1,5 +1,6 @@
 """The moderated debates of seed 003: `moderated` and its variant `moderated_extended`."""
 
-from protocols.moderated.protocol import ModeratedExtendedProtocol, ModeratedProtocol
+from protocols.moderated.extended import ModeratedExtendedProtocol
+from protocols.moderated.protocol import ModeratedProtocol
 
 __all__ = ["ModeratedExtendedProtocol", "ModeratedProtocol"]

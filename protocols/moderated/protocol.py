@@ -10,13 +10,7 @@ moderator evaluates each round. One round is three steps, one after the other:
 The debate stops when the moderator's confidence exceeds the consensus threshold (0.8), or
 after `max_rounds` (2).
 
-`moderated_extended` (phase 2) adds an advocate (practical benefits, stakeholders, risk
-mitigation), a critic (fallacies, missing evidence, bias) and a refiner (synthesis). A round:
-  1. proponent, opponent, advocate and critic speak in parallel; each sees the proposition, the
-     earlier rounds' arguments, the refiner's last synthesis and the moderator's open points;
-  2. the refiner synthesises this round's four arguments;
-  3. the moderator evaluates this round's arguments and the synthesis.
-Up to 3 rounds.
+`moderated_extended` (phase 2, `extended.py`) adds an advocate, a critic and a refiner.
 
 Either way a round costs three LLM latencies. `rules.decide` (in this package) turns the
 arguments and evaluations into SUPPORT / OPPOSE / UNCERTAIN. Replies give confidences on the
@@ -25,11 +19,12 @@ arguments and evaluations into SUPPORT / OPPOSE / UNCERTAIN. Replies give confid
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocols.base import (
     MODEL_OPTION,
+    Answer,
     CallRequest,
     DebateProtocol,
     OptionError,
@@ -42,8 +37,9 @@ from protocols.base import (
     validate_options,
 )
 from protocols.framing import cap_confidence, wrap_query_as_data
-from protocols.moderated import offline
+from protocols.moderated import baselines, offline
 from protocols.moderated import rules as moderation_rules
+from protocols.moderated.charts import moderator_charts
 from protocols.moderated.formats import ARGUMENT, STEP_LINE
 from protocols.moderated.parsing import parse_argument, parse_moderation, parse_synthesis
 from protocols.moderated.presentation import ModeratedPresentation
@@ -137,6 +133,30 @@ class ModeratedProtocol(DebateProtocol):
     }
     presentation = ModeratedPresentation()
     offline_responders = offline.RESPONDERS
+    api_example = {
+        "title": "A moderated debate with options",
+        "value": {
+            "question": "Should city centres be closed to private cars?",
+            "protocol": "moderated",
+            "agents": ["proponent", "opponent", "moderator"],
+            "options": {"max_rounds": 3, "consensus_threshold": 0.85},
+        },
+    }
+    confidence_scale = 1
+    position_noun = "side"
+    rules_module = moderation_rules
+
+    @classmethod
+    def charts(cls, so_far):
+        return moderator_charts(so_far)
+
+    @classmethod
+    def independent_decision(cls, answer: Answer) -> str:
+        return baselines.independent_decision(answer)
+
+    @classmethod
+    def majority_decision(cls, answers: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        return baselines.majority_decision(answers, options)
 
     def __init__(
         self,
@@ -470,35 +490,3 @@ class ModeratedProtocol(DebateProtocol):
             final_round_name=self.round_name(last),
             extra={"protocol_roles": {p.role: p.name for p in self.participants}},
         )
-
-
-class ModeratedExtendedProtocol(ModeratedProtocol):
-    name = "moderated_extended"
-    label = "Moderated, extended: + advocate, critic and refiner (up to 3 rounds)"
-    description = (
-        "Proponent, opponent, advocate and critic argue in parallel each round; a refiner "
-        "synthesises; a moderator evaluates and ends the debate once confident. Decides "
-        "SUPPORT, OPPOSE or UNCERTAIN by confidence-weighted argument strength."
-    )
-    debaters = ("proponent", "opponent", "advocate", "critic")
-    roles = ("proponent", "opponent", "advocate", "critic", "refiner", "moderator")
-    roles_needed = (
-        "one agent for each role: proponent, opponent, advocate, critic, refiner, moderator"
-    )
-    min_participants = max_participants = 6
-    options_schema: dict[str, Any] = {
-        **ModeratedProtocol.options_schema,
-        "max_rounds": {**ModeratedProtocol.options_schema["max_rounds"], "default": 3},
-    }
-
-    def _arguments_step(self, round_number: int, history: list[dict]):
-        name = self.round_name(round_number)
-        speakers = [self.by_role[r] for r in self.debaters]
-        requests = tuple(self.argument_request(p, round_number, history) for p in speakers)
-        results = yield Step(round_number, name, requests, closes_round=False)
-        arguments = [
-            (round_number, p, results[r.key]) for p, r in zip(speakers, requests, strict=True)
-        ]
-        request = self.synthesis_request(self.by_role["refiner"], round_number, arguments)
-        results = yield Step(round_number, name, (request,), closes_round=False)
-        return arguments, results[request.key]

@@ -64,6 +64,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from protocols import decision
+
 DECISIONS = ("SUPPORT", "OPPOSE", "UNCERTAIN")
 SIDES = ("SUPPORT", "OPPOSE", "NEUTRAL")
 
@@ -160,20 +162,10 @@ class Evaluation:
         return {"SUPPORT": self.pro_quality, "OPPOSE": self.con_quality}.get(side)
 
 
-@dataclass(frozen=True)
-class ModeratedDecision:
-    decision: str
-    reasoning: str
-    metadata: dict
+class ModeratedDecision(decision.Decision):
+    """A moderated decision: SUPPORT, OPPOSE or UNCERTAIN."""
 
-    def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
-
-    @property
-    def consensus_type(self) -> str:
-        """How the decision was reached, as the audit metadata records it."""
-        return self.metadata.get("consensus_type") or ""
+    allowed = DECISIONS
 
 
 def _norm(item: str) -> str:

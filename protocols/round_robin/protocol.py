@@ -18,10 +18,12 @@ SELL on an investment question and ACT / WARN / REFUSE otherwise (option `stance
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocols.base import (
     MODEL_OPTION,
+    Answer,
     CallRequest,
     DebateProtocol,
     FinalVote,
@@ -36,8 +38,9 @@ from protocols.base import (
 )
 from protocols.framing import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, clipped, system_message
-from protocols.round_robin import offline
+from protocols.round_robin import baselines, offline
 from protocols.round_robin import rules as round_robin_rules
+from protocols.round_robin.charts import agreement_chart
 from protocols.round_robin.formats import (
     OWN_POSITION,
     PEER_POSITION,
@@ -109,6 +112,34 @@ class RoundRobinProtocol(DebateProtocol):
     }
     presentation = RoundRobinPresentation()
     offline_responders = offline.RESPONDERS
+    api_example = {
+        "title": "A round robin with its defaults",
+        "value": {
+            "question": "Should I invest in an index fund now?",
+            "protocol": "round_robin",
+            "agents": ["valuation", "sentiment", "fundamental"],
+            "options": {"max_rounds": 5, "min_turns_per_agent": 2},
+        },
+    }
+    agreement_metadata = ("agreement_share", 100)
+    rules_module = round_robin_rules
+    replayable = True
+
+    @classmethod
+    def charts(cls, so_far):
+        return [agreement_chart(so_far)]
+
+    @classmethod
+    def independent_decision(cls, answer: Answer) -> str:
+        return baselines.independent_decision(answer)
+
+    @classmethod
+    def majority_decision(cls, answers: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        return baselines.consensus_decision(1, answers, options)
+
+    @classmethod
+    def replay_decision(cls, votes: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        return baselines.consensus_decision(0, votes, options)
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from protocols import decision
+
 INVESTMENT_STANCES = ("BUY", "HOLD", "SELL")
 DECISION_STANCES = ("ACT", "WARN", "REFUSE")
 ABSTAIN = "ABSTAIN"
@@ -86,20 +88,10 @@ class ConsensusCheck:
         }
 
 
-@dataclass(frozen=True)
-class RoundRobinDecision:
-    decision: str
-    reasoning: str
-    metadata: dict
+class RoundRobinDecision(decision.Decision):
+    """A round-robin decision: the agreed stance, or NO_CONSENSUS."""
 
-    def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
-
-    @property
-    def consensus_type(self) -> str:
-        """How the decision was reached, as the audit metadata records it."""
-        return self.metadata.get("consensus_type") or ""
+    allowed = DECISIONS
 
 
 def check_consensus(

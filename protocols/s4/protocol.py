@@ -13,11 +13,12 @@ What each agent sees, exactly as seed 000 fixes it:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from protocols.base import (
     MODEL_OPTION,
+    Answer,
     CallRequest,
     ChallengeReply,
     DebateProtocol,
@@ -34,7 +35,8 @@ from protocols.framing import cap_confidence, wrap_query_as_data
 from protocols.prompting import QUOTE_CLOSE, QUOTE_OPEN, system_message
 from protocols.prompting import one_line as _one_line
 from protocols.prompting import quoted as _quoted
-from protocols.s4 import offline, rules
+from protocols.s4 import baselines, offline, rules
+from protocols.s4.charts import risk_chart
 from protocols.s4.formats import (
     AGREES,
     DISPUTES,
@@ -88,6 +90,34 @@ class S4Protocol(DebateProtocol):
     options_schema: dict[str, Any] = {"model": MODEL_OPTION}
     presentation = S4Presentation()
     offline_responders = offline.RESPONDERS
+    api_example = {
+        "title": "S4 with its three agents",
+        "value": {
+            "question": "Should we roll out the new billing service on a Friday?",
+            "protocol": "s4",
+            "agents": ["utility", "accuracy", "safety"],
+            "callback_url": "https://receiver.example.org/debate-events",
+        },
+    }
+    agreement_metadata = ("agreement_percentage", 1)
+    rules_module = rules
+    replayable = True
+
+    @classmethod
+    def charts(cls, so_far):
+        return [risk_chart(so_far)]
+
+    @classmethod
+    def independent_decision(cls, answer: Answer) -> str:
+        return baselines.independent_decision(answer)
+
+    @classmethod
+    def majority_decision(cls, answers: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        return baselines.majority_decision(answers)
+
+    @classmethod
+    def replay_decision(cls, votes: Sequence[Answer], options: Mapping[str, Any]) -> str:
+        return baselines.majority_decision(votes)
 
     def __init__(
         self,

@@ -97,6 +97,8 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from protocols import decision
+
 DECISIONS = ("ACT", "WARN", "REFUSE")
 VOTE_DECISIONS = DECISIONS + ("VETO",)
 
@@ -151,22 +153,10 @@ class Vote:
             raise TypeError("reasoning must be a string")
 
 
-@dataclass(frozen=True)
-class Decision:
-    """The outcome of a debate: the decision, why, and the audit metadata."""
+class Decision(decision.Decision):
+    """An S4 decision: ACT, WARN or REFUSE (a VETO is a vote, never the outcome)."""
 
-    decision: str
-    reasoning: str
-    metadata: dict
-
-    def __post_init__(self) -> None:
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision must be one of {', '.join(DECISIONS)}")
-
-    @property
-    def consensus_type(self) -> str:
-        """How the decision was reached, as the audit metadata records it."""
-        return self.metadata.get("consensus_type") or ""
+    allowed = DECISIONS
 
 
 def _num(value: float) -> int | float:

@@ -23,6 +23,7 @@ class VoteProtocol(S4Protocol):
     )
     presentation = VotePresentation()
     offline_responders = offline.RESPONDERS
+    api_example = None
 
     def vote_request(self, p) -> CallRequest:
         user = "\n".join(

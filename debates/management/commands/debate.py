@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from debates import running, selectors, services
+from debates.default_protocol import default_protocol
 from debates.models import Debate
 from debates.transcript import render_text
 from protocols import protocol_catalog
@@ -18,8 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("question", nargs="?", help="The question to debate.")
         parser.add_argument(
             "--protocol",
-            default="s4",
-            help="Debate protocol (default: s4); --list-protocols shows them all.",
+            default=default_protocol(),
+            help="Debate protocol (default: %(default)s); --list-protocols shows them all.",
         )
         parser.add_argument(
             "--option",

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from debates import evaluation_runs as runs
+from debates.default_protocol import default_protocol
 from debates.evaluation_report import accuracy_table, write_reports
 from debates.management.commands.debate import _system_user
 from debates.models import EvaluationRun
@@ -70,7 +71,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--set", dest="set_file", help="The question set (JSONL).")
-        parser.add_argument("--protocol", default="s4", help="Debate protocol (default: s4).")
+        parser.add_argument(
+            "--protocol", default=default_protocol(), help="Debate protocol (default: %(default)s)."
+        )
         parser.add_argument("--model", default="", help="A model or model group for every agent.")
         parser.add_argument(
             "--baselines",

@@ -24,9 +24,10 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report.as_json(), indent=2))
         else:
             share = report.identical_share
+            replayed = evaluation.replayable_protocols()
             self.stdout.write(
                 f"Replayed {report.checked} debate(s) with the current rules "
-                f"({', '.join(f'{p} {evaluation.rules_version(p)}' for p in evaluation.REPLAYABLE)}"
+                f"({', '.join(f'{p} {evaluation.rules_version(p)}' for p in replayed)}"
                 f"): {report.identical} identical"
                 + (f" ({share:.2%})" if share is not None else "")
                 + f", {len(report.differing)} differ; {report.skipped} skipped "
