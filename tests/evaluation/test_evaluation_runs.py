@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from accounts.roles import REVIEWER
-from debates import evaluation_runs as runs
 from debates import running, services
 from debates.models import Debate, EvaluationItem, EvaluationRun
+from evaluation import runs
 from protocols.question_sets import QuestionSetError
 from tests.factories import StaffFactory
 
