@@ -17,8 +17,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from debates.management.commands.debate import _system_user
-from debates.models import EvaluationRun
 from evaluation import runs
+from evaluation.models import EvaluationRun
 from evaluation.report import accuracy_table, write_reports
 from protocols.question_sets import QuestionSetError, set_digest
 
