@@ -3,7 +3,7 @@
 
 Every read takes `Filters`: a date range (days in the server's time zone, both ends inclusive)
 and optionally a protocol, a schedule and a model (debates with at least one call answered by
-that model). Agreement with reviewers comes from `debates.ground_truth.ground_truth_report`.
+that model). Agreement with reviewers comes from `evaluation.ground_truth.ground_truth_report`.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce, Floor, Least, TruncDate, TruncWeek
 from django.utils import timezone
 
-from debates.ground_truth import GroundTruthReport, ground_truth_report
 from debates.models import Debate, LLMCall, Statement
+from evaluation.ground_truth import GroundTruthReport, ground_truth_report
 from protocols import PROTOCOLS
 
 #: Longer ranges are counted by week rather than by day.

@@ -11,6 +11,7 @@ app_name = "api"
 
 v1 = [
     path("", include("debates.api.urls")),
+    path("", include("evaluation.api.urls")),
     path("", include("agents.api.urls")),
     path("", include("reviews.api.urls")),
     path("", include("contradictions.api.urls")),

@@ -140,9 +140,9 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from debates.ground_truth import ground_truth_report
-    from debates.quality import quality_report
-    from debates.replay import replay_rules
+    from evaluation.ground_truth import ground_truth_report
+    from evaluation.quality import quality_report
+    from evaluation.replay import replay_rules
 
     call_command("migrate", verbosity=0)
     seed(args.debates)

@@ -1,11 +1,16 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from analytics.metrics.views import metrics
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="debates:list", permanent=False)),
+    # Evaluation runs moved from the debates app to evaluation: links to the old pages lead on.
+    re_path(
+        r"^admin/debates/(?P<page>evaluation(?:run|item)/.*)$",
+        RedirectView.as_view(url="/admin/evaluation/%(page)s", permanent=True, query_string=True),
+    ),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("django.contrib.auth.urls")),

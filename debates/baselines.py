@@ -1,8 +1,10 @@
-"""Baselines of finished debates, stored on the debate (`Debate.baselines` and the fields beside
-it): reads the stored rows, hands them to the pure `protocols.evaluation`, writes back.
+"""Baselines of a finished debate, stored on it (`Debate.baselines` and the fields beside it):
+reads its rows, hands them to the pure `protocols.evaluation`; and how the API, exports, pages
+and transcripts show them.
 
-Called when a debate finishes (`services`), and by `manage.py backfill_baselines` / the data
-migration for debates finished before it existed.
+Computed when a debate finishes (`storage`, through `finished_fields`). Debates finished before
+baselines existed get theirs from `manage.py backfill_baselines` (`evaluation.baselines`). The
+rules: docs/analysts/evaluation.md, "Baselines".
 """
 
 from __future__ import annotations
@@ -64,21 +66,6 @@ def compute_for(
     )
 
 
-def record_baselines(
-    *, debate_id, decision: str | None = None, debate: Debate | None = None
-) -> evaluation.Baselines | None:
-    """Compute and store the baselines and the quality scores (`debates.quality`) of one
-    debate (4 queries; 1 more when the caller does not hand over the debate it holds).
-    `decision` defaults to the stored one."""
-    if debate is None:
-        debate = Debate.objects.only("id", "protocol", "options", "decision").get(id=debate_id)
-    result, fields = finished_fields(debate, decision or debate.decision)
-    if result is None:
-        return None
-    Debate.objects.filter(id=debate_id).update(**fields)
-    return result
-
-
 def finished_fields(
     debate: Debate, decision: str, *, rows: tuple[list, list, list] | None = None
 ) -> tuple[evaluation.Baselines | None, dict[str, Any]]:
@@ -111,19 +98,6 @@ def stored_fields(result: evaluation.Baselines) -> dict[str, Any]:
         "outcome_change": result.outcome_change,
         "baselines": result.as_json(),
     }
-
-
-def backfill(*, only_missing: bool = True, batch_size: int = 500) -> int:
-    """Record the baselines of every completed debate (without any, unless `only_missing` is
-    False). Returns how many were recorded."""
-    qs = Debate.objects.filter(status=Debate.Status.COMPLETED)
-    if only_missing:
-        qs = qs.filter(majority_decision="")
-    count = 0
-    for debate_id in qs.values_list("id", flat=True).iterator(chunk_size=batch_size):
-        if record_baselines(debate_id=debate_id) is not None:
-            count += 1
-    return count
 
 
 def debate_verdict(debate: Debate) -> str:

@@ -8,7 +8,7 @@ them at most once per period, however many processes are scraped:
   consensus, cost and tokens; LLM calls per model (attempts, retries, tokens, cost, latency
   buckets); review items; durable runs; the broker's queue; the sweeper's counters.
 - `evaluation()` every `METRICS_EVALUATION_CACHE_SECONDS` (300): seed 003's monitoring
-  figures, agreement with reviewers' verdicts from `debates.ground_truth.ground_truth_report`
+  figures, agreement with reviewers' verdicts from `evaluation.ground_truth.ground_truth_report`
   and the cost of an independent (single-agent) answer.
 
 The sources are read with `METRICS_QUERY_TIMEOUT` as PostgreSQL's statement timeout; a source
@@ -37,9 +37,9 @@ from django.db.models.functions import Greatest
 
 from agents.models import GatewayCall
 from debates.baselines import POSITION_KINDS
-from debates.ground_truth import ground_truth_report
 from debates.models import Debate, LLMCall
-from debates.quality import quality_report
+from evaluation.ground_truth import ground_truth_report
+from evaluation.quality import quality_report
 from reviews.models import ReviewItem
 from reviews.triage import DEBATE_FAILED
 from runs import counters, lifecycle, sweeping

@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "agents",
     "debates",
+    "evaluation",
     "reviews",
     "schedules",
     "contradictions",

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from debates.api import evaluation, protocols, views
+from debates.api import protocols, views
 
 router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
@@ -16,13 +16,6 @@ urlpatterns = [
         name="debate-markdown",
     ),
     path("protocols/", protocols.ProtocolListView.as_view(), name="protocol-list"),
-    path(
-        "evaluation/ground-truth/",
-        evaluation.GroundTruthView.as_view(),
-        name="evaluation-ground-truth",
-    ),
-    path("evaluation/quality/", evaluation.QualityView.as_view(), name="evaluation-quality"),
-    path("evaluation/replay/", evaluation.ReplayView.as_view(), name="evaluation-replay"),
     path("webhook-secret/", views.WebhookSecretView.as_view(), name="webhook-secret"),
     path("webhooks/ping/", views.WebhookPingView.as_view(), name="webhook-ping"),
 ]

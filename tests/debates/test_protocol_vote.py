@@ -7,8 +7,8 @@ from django.test import override_settings
 
 from debates import running, selectors, services
 from debates.models import Challenge, Debate, LLMCall, Statement, Vote
-from debates.replay import replay_rules
 from debates.transcript import render_text
+from evaluation.replay import replay_rules
 from protocols import PROTOCOLS, evaluation, resolve_protocol
 
 HTTPS = "Should every website use HTTPS?"

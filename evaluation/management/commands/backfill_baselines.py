@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand
 
-from debates import quality
-from debates.baselines import backfill
+from evaluation import quality
+from evaluation.baselines import backfill
 
 
 class Command(BaseCommand):

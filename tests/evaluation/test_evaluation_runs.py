@@ -10,9 +10,10 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from accounts.roles import REVIEWER
-from debates import evaluation_runs as runs
 from debates import running, services
-from debates.models import Debate, EvaluationItem, EvaluationRun
+from debates.models import Debate
+from evaluation import runs
+from evaluation.models import EvaluationItem, EvaluationRun
 from protocols.question_sets import QuestionSetError
 from tests.factories import StaffFactory
 
@@ -113,12 +114,19 @@ def test_staff_with_a_role_read_runs_in_the_admin_but_change_nothing(default_age
     item.debate = debate
     item.save(update_fields=["debate"])
     client.force_login(StaffFactory(roles=[REVIEWER]))
-    listing = client.get("/admin/debates/evaluationrun/")
+    listing = client.get("/admin/evaluation/evaluationrun/")
     assert listing.status_code == 200 and "s.jsonl" in listing.content.decode()
-    page = client.get(f"/admin/debates/evaluationrun/{run.id}/change/").content.decode()
+    page = client.get(f"/admin/evaluation/evaluationrun/{run.id}/change/").content.decode()
     assert "What is the capital of France?" in page and "ACT (right)" in page
     assert "not asked yet" in page
-    assert client.get(f"/admin/debates/evaluationrun/{run.id}/delete/").status_code == 403
-    assert client.post(f"/admin/debates/evaluationrun/{run.id}/change/", {}).status_code == 403
+    assert client.get(f"/admin/evaluation/evaluationrun/{run.id}/delete/").status_code == 403
+    assert client.post(f"/admin/evaluation/evaluationrun/{run.id}/change/", {}).status_code == 403
+    # Where the runs were before they had an app of their own, links lead on.
+    moved = client.get(f"/admin/debates/evaluationrun/{run.id}/change/?_changelist_filters=x")
+    assert moved.status_code == 301
+    assert (
+        moved["Location"]
+        == f"/admin/evaluation/evaluationrun/{run.id}/change/?_changelist_filters=x"
+    )
     client.force_login(StaffFactory(roles=[]))
-    assert client.get("/admin/debates/evaluationrun/").status_code == 403
+    assert client.get("/admin/evaluation/evaluationrun/").status_code == 403

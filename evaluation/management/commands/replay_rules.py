@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from debates.replay import replay_rules
+from evaluation.replay import replay_rules
 from protocols import evaluation
 
 

@@ -1,6 +1,6 @@
 """Does debate help? Staff-only figures over the API: agreement with reviewers' verdicts
-(`debates.ground_truth`), seed 003's quality scores and single-agent comparison
-(`debates.quality`) and the replay of the current decision rules (`debates.replay`)."""
+(`evaluation.ground_truth`), the quality scores and the comparison with a single agent
+(`evaluation.quality`) and the replay of the current decision rules (`evaluation.replay`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
-from debates.ground_truth import MAX_DEBATES, ground_truth_report
-from debates.quality import quality_report
-from debates.replay import replay_rules
+from evaluation.ground_truth import MAX_DEBATES, ground_truth_report
+from evaluation.quality import quality_report
+from evaluation.replay import replay_rules
 from protocols import PROTOCOLS
 
 

@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from debates import baselines, running, selectors, services
 from debates.models import Debate, Statement, Vote
+from evaluation.baselines import record_baselines
 from protocols import evaluation
 
 HTTPS = "Should every website use HTTPS?"
@@ -62,7 +63,7 @@ def test_backfill_records_debates_finished_without_baselines(default_agents):
     again = Debate.objects.get(id=debate.id)
     assert again.baselines == expected and again.majority_decision == expected["majority_decision"]
     with CaptureQueriesContext(connection) as ctx:
-        baselines.record_baselines(debate_id=debate.id)
+        record_baselines(debate_id=debate.id)
     assert len(ctx.captured_queries) == 5  # the debate, statements, votes, challenges, update
 
 

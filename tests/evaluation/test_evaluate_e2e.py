@@ -17,7 +17,8 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db.models import Count
 
-from debates.models import Debate, EvaluationItem, EvaluationRun
+from debates.models import Debate
+from evaluation.models import EvaluationItem, EvaluationRun
 from tests.conftest import ROOT, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from debates.management.commands.evaluate import _ctrl_c_held
+from evaluation.management.commands.evaluate import _ctrl_c_held
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from debates import running, services
-from debates.ground_truth import ground_truth_report
 from debates.models import Debate, Participant
+from evaluation.ground_truth import ground_truth_report
 from tests.factories import StaffFactory, UserFactory
 
 HTTPS = "Should every website use HTTPS?"

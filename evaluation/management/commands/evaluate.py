@@ -16,11 +16,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from debates import evaluation_runs as runs
 from debates.default_protocol import default_protocol
-from debates.evaluation_report import accuracy_table, write_reports
 from debates.management.commands.debate import _system_user
-from debates.models import EvaluationRun
+from evaluation import runs
+from evaluation.models import EvaluationRun
+from evaluation.report import accuracy_table, write_reports
 from protocols.question_sets import QuestionSetError, set_digest
 
 NO_WORKER = (

@@ -25,7 +25,8 @@ from django.utils import timezone
 from agents import routing
 from agents.routing import is_offline_model
 from debates import running, services
-from debates.models import Debate, EvaluationItem, EvaluationRun, LLMCall
+from debates.models import Debate, LLMCall
+from evaluation.models import EvaluationItem, EvaluationRun
 from protocols import OptionError, ProtocolError, defense, effective_options, get_protocol
 from protocols import question_sets as qs
 

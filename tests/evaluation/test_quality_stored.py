@@ -12,8 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from debates import quality, running, selectors, services
+from debates import running, selectors, services
 from debates.models import Debate
+from debates.quality import quality_view
+from evaluation import quality
 from protocols import quality as pure
 from tests.factories import StaffFactory, UserFactory
 
@@ -57,7 +59,7 @@ def test_a_finished_debate_stores_its_quality_scores(default_agents, protocol):
 def test_quality_is_shown_in_the_api_exports_page_and_admin(default_agents, client):
     admin = StaffFactory(is_superuser=True)
     debate = run(HTTPS, "s4")
-    view = quality.quality_view(debate)
+    view = quality_view(debate)
     api = APIClient()
     api.force_authenticate(admin)
     body = api.get(f"/api/v1/debates/{debate.id}/").json()

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from agents import gateway
 from debates import running, services
 from debates.models import Debate, Vote
-from debates.replay import replay_rules
+from evaluation.replay import replay_rules
 from protocols import evaluation as ev
 from tests.factories import StaffFactory
 
