@@ -13,10 +13,10 @@ from django.urls import reverse
 
 import protocols
 from agents import responders
-from debates import selectors, services
+from debates import running, selectors, services
 from debates.charts import debate_charts
 from debates.models import Debate
-from debates.replay import replay_rules
+from evaluation.replay import replay_rules
 from protocols import evaluation
 from tests.conftest import ROOT
 from tests.debates.test_views import text_of
@@ -61,7 +61,7 @@ def test_a_fifth_protocol_is_created_run_charted_and_evaluated(
     debate = services.debate_create(
         query=QUESTION, protocol=FIFTH, agents=AGENTS, created_by=owner, enqueue=False
     )
-    services.debate_run(debate_id=debate.id)
+    running.debate_run(debate_id=debate.id)
     debate = Debate.objects.get(id=debate.id)
 
     # run with the offline model: the safety agent says NO, the two others YES
