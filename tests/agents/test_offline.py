@@ -13,7 +13,7 @@ from agents.offline import reply_to
 from protocols.base import CallRequest, ParticipantSpec
 from protocols.framing import is_complex_query
 from protocols.s4 import S4Protocol
-from tests.debates.test_protocol_s4 import Transcript, run_debate
+from tests.protocols.s4.test_protocol import Transcript, run_debate
 
 OFFLINE_MODEL = "offline/heuristic-demo"
 

@@ -10,7 +10,7 @@ from agents.offline import reply_to
 from protocols import PROTOCOLS
 from protocols.base import CallRequest, ParticipantSpec
 from protocols.framing import is_complex_query
-from tests.debates.test_protocol_s4 import Transcript, run_debate
+from tests.protocols.s4.test_protocol import Transcript, run_debate
 
 HTTPS = "Should every website use HTTPS?"
 LEARN = "Should I learn Python or JavaScript first?"

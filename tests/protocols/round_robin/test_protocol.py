@@ -12,7 +12,7 @@ import pytest
 from protocols.base import CallRequest, ParticipantSpec, ProtocolError
 from protocols.round_robin import RoundRobinProtocol
 from protocols.round_robin import rules as round_robin_rules
-from tests.debates.test_protocol_s4 import Transcript, run_debate
+from tests.protocols.s4.test_protocol import Transcript, run_debate
 
 INVESTMENT = "Should I invest in Tesla (TSLA) considering all factors?"
 GENERAL = "Can you give me advice on learning Python?"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from protocols.offline import initial_position
 from protocols.s4 import rules
-from tests.debates.test_protocol_s4 import THREE, ScriptedLLM, debate, decision_reply
+from tests.protocols.s4.test_protocol import THREE, ScriptedLLM, debate, decision_reply
 
 # Seed 001, example 3, as written.
 SEED_001_BITCOIN = {

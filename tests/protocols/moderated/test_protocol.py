@@ -10,7 +10,7 @@ import pytest
 
 from protocols.base import CallRequest, ParticipantSpec, ProtocolError
 from protocols.moderated import ModeratedExtendedProtocol, ModeratedProtocol
-from tests.debates.test_protocol_s4 import Transcript, run_debate
+from tests.protocols.s4.test_protocol import Transcript, run_debate
 
 PROPOSITION = "Our team should adopt code review for every change."
 EVIDENCE = [
