@@ -56,8 +56,9 @@ S4_AGENTS = [
     },
 ]
 
-# Seed 003 (ADR-009): the moderated debate. Proponent, opponent and moderator take part in both
-# `moderated` and `moderated_extended`; advocate, critic and refiner only in the extended one.
+# The moderated debate (docs/concepts/moderated.md#roles). Proponent, opponent and moderator take
+# part in both `moderated` and `moderated_extended`; advocate, critic and refiner only in the
+# extended one.
 MODERATED_AGENTS = [
     {
         "slug": "proponent",
@@ -152,7 +153,8 @@ MODERATED_AGENTS = [
     },
 ]
 
-# Seed 004 (AlphaAgents): the specialists of the round-robin debate, in speaking order.
+# The specialists of the round-robin debate, in speaking order
+# (docs/concepts/round-robin.md#roles).
 ROUND_ROBIN_AGENTS = [
     {
         "slug": "valuation",

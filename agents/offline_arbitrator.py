@@ -1,4 +1,5 @@
-"""The offline model as the contradiction arbitrator (seed 002). Deterministic, heuristic, and
+"""The offline model as the contradiction arbitrator (docs/concepts/contradictions.md,
+"With the offline model"). Deterministic, heuristic, and
 not a language model: it reads the facts the prompt states about each claim and applies the
 prompt's own checks in order.
 

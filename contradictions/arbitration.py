@@ -1,11 +1,12 @@
 """The arbitrator: the prompt it is given for one contradiction, and how its reply is read.
 Plain Python: the runner sends the messages through the gateway and stores what comes back.
 
-The prompt is seed 002's: a neutral arbitrator; the same-thing check (period, definition); can
-they all be correct; otherwise source authority (the ranking is in the prompt), freshness,
-citation completeness and confidence. Each claim is shown with its period read as a date range
-and its source's rank, so the checks rest on stated facts. A multi-way case (three or more
-claims) numbers the agents 1..N and allows ``agentK_correct`` / ``use_agentK`` for each.
+The prompt (docs/concepts/contradictions.md#arbitration-prompt): a neutral arbitrator; the
+same-thing check (period, definition); can they all be correct; otherwise source authority (the
+ranking is in the prompt), freshness, citation completeness and confidence. Each claim is shown with
+its period read as a date range and its source's rank, so the checks rest on stated facts. A
+multi-way case (three or more claims) numbers the agents 1..N and allows ``agentK_correct`` /
+``use_agentK`` for each.
 
 The reply is read like the debates' replies (agents/parsing.py): forgiving about format (code
 fences, prose around the JSON, "85%" or 0.85, "agent1-correct"), strict about meaning: a

@@ -2,8 +2,8 @@
 Plain Python: no ORM, no LLM.
 
 For each contradiction the arbitrator's verdict is weighed by confidence against the agents'
-own claims (seed 002: "weight resolutions by confidence; majority agrees -> accept; split ->
-human review"):
+own claims: resolutions are weighed by confidence; what the majority agrees with is accepted, a
+split goes to human review (docs/concepts/contradictions.md#consensus-check):
 
 * Support for a claim = the sum of the confidences of the claims that agree with it (itself
   included; two claims agree when they are not a conflicting pair). The arbitrator's choice of

@@ -5,7 +5,8 @@ different reports (an agent never contradicts itself: two figures of its own for
 usually two periods). Metric names are matched after normalisation (case, spacing, underscores,
 hyphens and other punctuation: "Qatar Unemployment-Rate" is `qatar_unemployment_rate`).
 
-The rules (seed 002), each with a name stored on the contradiction:
+The rules (docs/concepts/contradictions.md#detection-rules), each with a name stored on the
+contradiction:
 
 ==========================  =====================================================================
 rule                        fires when

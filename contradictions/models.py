@@ -1,5 +1,6 @@
-"""Contradiction runs (seed 002): agents' reports, their claims, the contradictions found among
-them, the arbitrator's resolutions with every LLM call, and the consensus.
+"""Contradiction runs (docs/concepts/contradictions.md): agents' reports, their claims, the
+contradictions found among them, the arbitrator's resolutions with every LLM call, and the
+consensus.
 
 A run is created with its reports and claims in one transaction, then a Celery task detects,
 arbitrates and builds the consensus. Rows are written as the work happens, so a run that is
@@ -148,7 +149,8 @@ class ContradictionRun(DurableRun):
 
     @property
     def debate_results(self) -> dict:
-        """The run's result in seed 002's shape (its node's `debate_results`): `status`
+        """The run's result (the pipeline node's `debate_results`; docs/concepts/contradictions.md,
+        "Result shape"): `status`
         "complete" or "skipped" (no contradictions: arbitration skipped), `flagged_for_review`,
         `latency_ms` (the arbitration's wall time; 0 when skipped). A run that has not ended
         (or failed) gives its own status, the contradictions found so far and its error."""

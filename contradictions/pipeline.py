@@ -1,17 +1,17 @@
-"""Contradiction resolution as a node of another application's pipeline (seed 002).
+"""Contradiction resolution as a node of another application's pipeline
+(docs/concepts/contradictions.md#pipeline-node).
 
-Seed 002 places the debate node between a workflow's agents and its verification step
-(`agents -> DEBATE -> verify`), reporting progress through an event callback. This is that node
-as a plain function: `resolve_contradictions(reports, on_event=...)` runs in the caller's process
-(no worker), with the same storage, guarantees and review hand-off as a run started over the
-API: the run and every arbitration are stored, flagged contradictions become review items in
-the transaction that completes the run, a run that fails for good gets a `run_failed` item.
+The debate node stands between a workflow's agents and its verification step
+(`agents -> DEBATE -> verify`), reporting progress through an event callback. This is that node as a
+plain function: `resolve_contradictions(reports, on_event=...)` runs in the caller's process (no
+worker), with the same storage, guarantees and review hand-off as a run started over the API: the
+run and every arbitration are stored, flagged contradictions become review items in the transaction
+that completes the run, a run that fails for good gets a `run_failed` item.
 
-Events, as the seed emits them: ``on_event("debate", "running")`` first; then, when
-contradictions were found, ``on_event("debate", "complete", {"contradictions", "resolved",
-"flagged"}, latency_ms)``. With none found the seed returns without another event, and so does
-this (the result says "skipped"). A failed run sends ``on_event("debate", "failed",
-{"error"}, latency_ms)`` and raises `ContradictionRunFailed`.
+Events: ``on_event("debate", "running")`` first; then, when contradictions were found,
+``on_event("debate", "complete", {"contradictions", "resolved", "flagged"}, latency_ms)``. With none
+found the node returns without another event (the result says "skipped"). A failed run sends
+``on_event("debate", "failed", {"error"}, latency_ms)`` and raises `ContradictionRunFailed`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from contradictions import running, services
 from contradictions.inputs import ReportInput, parse_payload
 from contradictions.models import ContradictionRun
 
-#: ``on_event(stage, status, data=None, latency_ms=None)``, as seed 002's `event_callback`.
+#: ``on_event(stage, status, data=None, latency_ms=None)``: the node's event callback.
 EventCallback = Callable[..., Any]
 
 __all__ = ["ContradictionRunFailed", "EventCallback", "resolve_contradictions"]
@@ -52,8 +52,8 @@ def resolve_contradictions(
 
     `reports`: dicts in the API's shape (``{"agent", "confidence", "findings": [...]}``),
     checked as the API checks them (`ValidationError` with one line per problem, nothing
-    stored), or `ReportInput`s. Returns what the seed's node adds to its state:
-    ``{"agent_reports": <adjusted reports>, "debate_results": <the seed's result>, "run_id"}``;
+    stored), or `ReportInput`s. Returns what the node adds to the pipeline's state:
+    ``{"agent_reports": <adjusted reports>, "debate_results": <the run's result>, "run_id"}``;
     `debate_results` is `ContradictionRun.debate_results`.
     """
     inputs = _inputs(reports)

@@ -76,7 +76,7 @@ class Debate(DurableRun):
     quality = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Seed 003's quality scores (protocols.quality), 0..1 each.",
+        help_text="The debate's quality scores (protocols.quality), 0..1 each.",
     )
 
     # Defense layer findings, recorded before the debate runs.
@@ -350,8 +350,9 @@ class Challenge(models.Model):
         db_constraint=False,
     )
     stance = models.CharField(max_length=10, choices=Stance.choices, default=Stance.CHALLENGE)
-    #: Seed 000: every challenge names a weak point, even when the challenger agrees with the
+    #: Every challenge names a weak point, even when the challenger agrees with the
     #: challenged agent's conclusion; this says whether it does (shown green on the live page).
+    #: See docs/concepts/s4.md#compulsory-challenges.
     agrees_with_conclusion = models.BooleanField(default=False)
     argument = models.TextField(blank=True)
     suggested_decision = models.CharField(max_length=16, blank=True)

@@ -1,4 +1,4 @@
-"""Reads: a debate with everything it stored, and its export in the seed's logging shape."""
+"""Reads: a debate with everything it stored, and its JSON export."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def debate_list(
 
 
 def debate_export(debate: Debate) -> dict[str, Any]:
-    """The seed-000 logging shape: the rounds, then the final decision.
+    """The JSON export (docs/concepts/s4.md#export-shape): the rounds, then the final decision.
 
     The rounds are as the debate's protocol lists them (its presentation): S4 its four rounds
     with their data; the others their rounds as they happened, each with its statements in the

@@ -62,14 +62,15 @@ from protocols.vote import VoteProtocol
 
 
 class AutoProtocol(DebateProtocol):
-    """Not a debate of its own: picks `round_robin` or `s4` from the question (seed 004's
-    trigger keywords) when the debate is created, and records the choice and why."""
+    """Not a debate of its own: picks `round_robin` or `s4` from the question (its trigger
+    keywords: docs/concepts/index.md#trigger-keywords) when the debate is created, and records
+    the choice and why."""
 
     name = "auto"
     label = "Auto: round robin for investment/advice questions, otherwise S4"
     description = (
         "Picks round_robin when the question asks for an investment decision, recommendation, "
-        "advice, opinion, strategy or assessment (seed 004's trigger keywords), otherwise s4. "
+        "advice, opinion, strategy or assessment (its trigger keywords), otherwise s4. "
         "Options are those of the protocol it picks."
     )
     candidates = (RoundRobinProtocol.name, S4Protocol.name)

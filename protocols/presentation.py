@@ -37,8 +37,9 @@ def percent(value: float | None) -> str:
 
 
 def percent_of_unit(value: float | None) -> str:
-    """A 0-1 confidence (the moderated debate's decision and moderator confidences, as seed 003
-    stores them in the metadata) shown on the same 0-100 % scale."""
+    """A 0-1 confidence (the moderated debate's decision and moderator confidences, as its
+    metadata stores them) shown on the same 0-100 % scale
+    (docs/concepts/index.md#one-scale-for-confidence)."""
     try:
         return percent(None if value is None else float(value) * 100)
     except (TypeError, ValueError):

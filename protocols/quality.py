@@ -1,4 +1,5 @@
-"""Seed 003's debate quality evaluator and its comparison with a single agent. Plain Python.
+"""The debate quality evaluator and its comparison with a single agent
+(docs/analysts/evaluation.md#quality-scores, "Comparison with a single agent"). Plain Python.
 
 Every score is on 0..1 and computed from what a debate stores (its position statements,
 moderator evaluations, challenges and final votes); a dimension that does not apply to a
@@ -288,7 +289,8 @@ def _figure(value: float | None, n: int, **more: Any) -> dict[str, Any]:
 
 
 def compare_with_single_agent(rows: Iterable[ComparisonRow]) -> dict[str, Any]:
-    """Seed 003's comparison, every figure with its n:
+    """The comparison with a single agent, every figure with its n
+    (docs/analysts/evaluation.md#comparison-with-a-single-agent):
 
     * accuracy_improvement: the debate's agreement rate with reviewers' verdicts minus the
       single agents' (labelled debates; single agents: one answer per agent per debate).

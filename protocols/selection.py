@@ -1,17 +1,16 @@
 """Reading a question before a debate: does it call for a round-robin debate, is it about an
 investment? Pure functions of the question text, so the choice can be explained and tested.
 
-Trigger detection (`auto`) follows seed 004: a question that asks for an investment decision,
-a recommendation, advice, an opinion, a strategy or an assessment is debated round-robin by the
-specialist agents; anything else goes to the S4 debate. The seed's keyword "investment" is
-widened to its stem "invest", so that the seed's own example ("Should I invest in Tesla
-(TSLA) considering all factors?") triggers it too. Keywords match at the start of a word,
-case-insensitively ("assess" matches "assessment", not "reassess").
+Trigger detection (`auto`, docs/concepts/index.md#trigger-keywords): a question that asks for an
+investment decision, a recommendation, advice, an opinion, a strategy or an assessment is
+debated round-robin by the specialist agents; anything else goes to the fallback (S4 by
+default). The listed keyword "investment" is widened to its stem "invest", so that "Should I
+invest in Tesla (TSLA) considering all factors?" triggers it too. Keywords match at the start of
+a word, case-insensitively ("assess" matches "assessment", not "reassess").
 
-The `auto` choice's reason says which it was: a keyword of seed 004's own list
-(`SEED_TRIGGER_KEYWORDS`, as the seed's `_requires_debate_analysis` has it: "matched seed 004
-keyword 'advice'") or a widening (`WIDENINGS`: "matched 'invest' ("investing"), a widening of
-seed 004's keyword 'investment' to its stem").
+The `auto` choice's reason says which it was: a keyword of the list itself
+(`LISTED_TRIGGER_KEYWORDS`: "matched the trigger keyword 'advice'") or a widening (`WIDENINGS`:
+"matched 'invest' ("investing"), a widening of the trigger keyword 'investment' to its stem").
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ DEBATE_TRIGGER_KEYWORDS: tuple[str, ...] = (
     "assess",
 )
 
-#: Seed 004's `_requires_debate_analysis` keywords, verbatim.
-SEED_TRIGGER_KEYWORDS: tuple[str, ...] = (
+#: The trigger keywords as the docs list them (docs/concepts/index.md#trigger-keywords).
+LISTED_TRIGGER_KEYWORDS: tuple[str, ...] = (
     "investment",
     "recommendation",
     "should i buy",
@@ -51,11 +50,11 @@ SEED_TRIGGER_KEYWORDS: tuple[str, ...] = (
     "assess",
 )
 
-#: The product's keywords that are not the seed's, and how each widens it.
-#: ("invest": the seed's own example, "Should I invest in Tesla (TSLA) considering all
-#: factors?", holds no "investment", yet the seed says it triggers the debate.)
+#: The keywords that are not on the list, and how each widens it. ("invest": "Should I invest
+#: in Tesla (TSLA) considering all factors?" holds no "investment", yet it asks for an
+#: investment decision and so triggers the debate.)
 WIDENINGS: dict[str, str] = {
-    "invest": "a widening of seed 004's keyword 'investment' to its stem",
+    "invest": "a widening of the trigger keyword 'investment' to its stem",
 }
 
 #: Words that make a question an investment question, whose stances are BUY / HOLD / SELL.
@@ -95,25 +94,25 @@ def _matches(text: str, keywords: tuple[str, ...]) -> list[str]:
 @dataclass(frozen=True)
 class KeywordMatch:
     """One trigger keyword found in a question: the `text` it matched ("investment" for
-    "invest"), and either the seed keyword that text is or the widening that let it match."""
+    "invest"), and either the listed keyword that text is or the widening that let it match."""
 
     keyword: str
     text: str
-    seed_keyword: str | None
+    listed_keyword: str | None
     widening: str = ""
 
     @property
     def reason(self) -> str:
-        if self.seed_keyword:
-            shown = "" if self.seed_keyword.startswith(self.text) else f' ("{self.text}")'
-            return f"matched seed 004 keyword '{self.seed_keyword}'{shown}"
+        if self.listed_keyword:
+            shown = "" if self.listed_keyword.startswith(self.text) else f' ("{self.text}")'
+            return f"matched the trigger keyword '{self.listed_keyword}'{shown}"
         return f"matched '{self.keyword}' (\"{self.text}\"), {self.widening}"
 
     def as_dict(self) -> dict:
         return {
             "keyword": self.keyword,
             "text": self.text,
-            "seed_keyword": self.seed_keyword,
+            "listed_keyword": self.listed_keyword,
             "widening": self.widening or None,
         }
 
@@ -129,14 +128,13 @@ def keyword_matches(query: str) -> list[KeywordMatch]:
         start = match.start()
         rest = re.match(r"[\w'-]*", lowered[match.end() :]).group(0)
         text = lowered[start : match.end()] + rest
-        seed = max(
-            (k for k in SEED_TRIGGER_KEYWORDS if lowered.startswith(k, start)),
+        listed = max(
+            (k for k in LISTED_TRIGGER_KEYWORDS if lowered.startswith(k, start)),
             key=len,
             default=None,
         )
-        found.append(
-            KeywordMatch(keyword, text, seed, "" if seed else WIDENINGS.get(keyword, "a widening"))
-        )
+        widening = "" if listed else WIDENINGS.get(keyword, "a widening")
+        found.append(KeywordMatch(keyword, text, listed, widening))
     return found
 
 
@@ -159,7 +157,7 @@ class ProtocolChoice:
 
 
 def requires_debate_analysis(query: str) -> list[str]:
-    """The seed-004 trigger keywords found in `query` (empty: no round-robin debate needed)."""
+    """The trigger keywords found in `query` (empty: no round-robin debate needed)."""
     return _matches(query, DEBATE_TRIGGER_KEYWORDS)
 
 
@@ -168,8 +166,8 @@ def choose_protocol(query: str, fallback: str = "s4") -> ProtocolChoice:
     (s4, or vote where the evaluation shows debate adds nothing: setting DEBATE_AUTO_FALLBACK)."""
     matches = keyword_matches(query)
     if matches:
-        # A keyword of the seed's own list explains the choice best; else the first widening.
-        first = next((m for m in matches if m.seed_keyword), matches[0])
+        # A keyword of the list itself explains the choice best; else the first widening.
+        first = next((m for m in matches if m.listed_keyword), matches[0])
         return ProtocolChoice(
             requested="auto",
             chosen="round_robin",

@@ -3,8 +3,9 @@ dicts, no database.
 
 Counters are totals over stored rows (debates created, calls made, tokens, cost ...): they only
 grow as rows are added, so `rate()` and `increase()` work on them as on in-process counters.
-Gauges are states (debates per status, the backlog, the queue) and seed 003's evaluation figures
-(agreement with reviewers over the newest finished debates, means of cost).
+Gauges are states (debates per status, the backlog, the queue) and the evaluation figures
+(docs/operations/metrics.md#evaluation-figures: agreement with reviewers over the newest finished
+debates, means of cost).
 """
 
 from __future__ import annotations
@@ -340,7 +341,7 @@ def _ground_truth_families(report: dict[str, Any] | None) -> Iterator[Metric]:
 def _cost_families(
     debates: list[dict[str, Any]] | None, answers: dict[str, dict[str, float]] | None
 ) -> Iterator[Metric]:
-    """Seed 003's "cost per debate vs single agent": a completed debate's mean cost against the
+    """The "cost per debate vs single agent": a completed debate's mean cost against the
     mean cost of one independent answer (what a single agent would have cost)."""
     count = _counter(
         "independent_answers",
@@ -383,7 +384,7 @@ def _cost_families(
 
 
 def _quality_families(report: dict[str, Any] | None) -> Iterator[Metric]:
-    """Seed 003's argument quality and consensus rate, and its comparison with a single agent
+    """The argument quality and consensus rate, and the comparison with a single agent
     (accuracy improvement, reasoning depth, bias reduction, calibration), each beside the number
     of debates it rests on. A figure with nothing to rest on has no sample."""
     if not report:

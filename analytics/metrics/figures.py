@@ -7,9 +7,10 @@ them at most once per period, however many processes are scraped:
 - `operations()` every `METRICS_CACHE_SECONDS` (30): debates by protocol and state, failures,
   consensus, cost and tokens; LLM calls per model (attempts, retries, tokens, cost, latency
   buckets); review items; durable runs; the broker's queue; the sweeper's counters.
-- `evaluation()` every `METRICS_EVALUATION_CACHE_SECONDS` (300): seed 003's monitoring
-  figures, agreement with reviewers' verdicts from `evaluation.ground_truth.ground_truth_report`
-  and the cost of an independent (single-agent) answer.
+- `evaluation()` every `METRICS_EVALUATION_CACHE_SECONDS` (300): the evaluation figures
+  (docs/operations/metrics.md#evaluation-figures), agreement with reviewers' verdicts from
+  `evaluation.ground_truth.ground_truth_report` and the cost of an independent (single-agent)
+  answer.
 
 The sources are read with `METRICS_QUERY_TIMEOUT` as PostgreSQL's statement timeout; a source
 that fails is reported as down (`debates_metrics_source_up`) and the others are still served.
@@ -254,7 +255,7 @@ def read_operations() -> dict[str, Any]:
     )
 
 
-# --- evaluation (seed 003's monitoring) ------------------------------------------------------
+# --- evaluation (docs/operations/metrics.md#evaluation-figures) ------------------------------
 
 
 def _ground_truth() -> dict[str, Any]:
@@ -281,7 +282,7 @@ def _independent_answers() -> dict[str, dict[str, float]]:
 
 
 def _quality() -> dict[str, Any]:
-    """Seed 003's quality means, consensus rate and single-agent comparison over the newest
+    """The quality means, consensus rate and single-agent comparison over the newest
     finished debates (1 query): the quality report as the API gives it."""
     return quality_report().as_json()
 

@@ -383,7 +383,7 @@ REVIEW_ENQUEUE_REASONS = env.list(
     ],
 )
 
-# --- Contradictions (seed 002) ----------------------------------------------------------------
+# --- Contradictions (docs/configuration/index.md#contradictions) ------------------------------
 # Detection: values more than this far apart (relative to the larger) conflict; the same claim
 # at confidences this far apart is contested. Arbitrations below CONTRADICTION_MIN_CONFIDENCE go
 # to review. Each may also be set per run.

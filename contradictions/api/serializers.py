@@ -49,7 +49,7 @@ class RunSummarySerializer(serializers.ModelSerializer):
     )
     arbitration_skipped = serializers.BooleanField(read_only=True)
     debate_results = serializers.SerializerMethodField(
-        help_text="The result in seed 002's shape: contradictions_found, resolved, "
+        help_text="The run's result: contradictions_found, resolved, "
         "flagged_for_review, consensus_narrative, latency_ms and status complete / skipped "
         "(a run that has not ended, or failed, gives its own status)."
     )

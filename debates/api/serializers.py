@@ -322,7 +322,8 @@ def _score(help_text: str) -> serializers.FloatField:
 
 
 class QualitySerializer(serializers.Serializer):
-    """Seed 003's quality scores, 0..1; null where the dimension does not apply."""
+    """The quality scores, 0..1; null where the dimension does not apply
+    (docs/analysts/evaluation.md#quality-scores)."""
 
     logical_consistency = _score("Moderator's side scores, else readable, self-consistent share.")
     evidence_quality = _score("Mean evidence quality of arguments with evidence.")
@@ -343,10 +344,10 @@ class DebateDetailSerializer(DebateSummarySerializer):
         "until the debate finishes."
     )
     quality = serializers.SerializerMethodField(
-        help_text="Seed 003's quality scores (0..1 each); null until the debate finishes."
+        help_text="The debate's quality scores (0..1 each); null until the debate finishes."
     )
     transcript = serializers.SerializerMethodField(
-        help_text="Every round, statement, challenge and vote, in the seed-000 logging shape."
+        help_text="Every round, statement, challenge and vote, in the JSON export's shape."
     )
 
     class Meta(DebateSummarySerializer.Meta):

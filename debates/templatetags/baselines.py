@@ -17,7 +17,7 @@ def debate_baselines(debate):
 
 @register.simple_tag
 def debate_quality(debate):
-    """[(label, score or None)] of seed 003's quality scores; empty until recorded."""
+    """[(label, score or None)] of the debate's quality scores; empty until recorded."""
     return quality_rows(debate)
 
 

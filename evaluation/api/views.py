@@ -195,7 +195,7 @@ class QualityView(APIView):
 
     @extend_schema(
         operation_id="evaluation_quality",
-        summary="Seed 003's quality scores and the comparison with a single agent",
+        summary="The quality scores and the comparison with a single agent",
         parameters=[GroundTruthQuerySerializer],
         responses={200: QualityReportSerializer, 400: FIELD_ERRORS, **ACCESS},
     )

@@ -1,4 +1,5 @@
-"""The moderated debates of seed 003: `moderated` and its variant `moderated_extended`."""
+"""The moderated debates, `moderated` and its variant `moderated_extended`
+(docs/concepts/moderated.md)."""
 
 from protocols.moderated.extended import ModeratedExtendedProtocol
 from protocols.moderated.protocol import ModeratedProtocol

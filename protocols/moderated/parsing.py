@@ -29,7 +29,8 @@ SIDES: tuple[str, ...] = ("SUPPORT", "OPPOSE", "NEUTRAL")
 
 @dataclass(frozen=True)
 class ParsedArgument:
-    """A debater's argument (seed 003's DebateArgument, without the round, which we know).
+    """A debater's argument (docs/concepts/moderated.md#prompt-shapes), without the round, which
+    we know.
 
     ``confidence`` is on the 0..1 scale. ``side`` is the side the argument argues for, when
     the debater chooses it (advocate, critic); ``None`` when its role fixes it.

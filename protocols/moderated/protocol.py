@@ -1,4 +1,4 @@
-"""The moderated debates of seed 003 (ADR-009).
+"""The moderated debates (docs/concepts/moderated.md).
 
 `moderated` (phase 1): a proponent argues FOR the proposition, an opponent AGAINST it, and a
 moderator evaluates each round. One round is three steps, one after the other:
@@ -45,7 +45,7 @@ from protocols.moderated.parsing import parse_argument, parse_moderation, parse_
 from protocols.moderated.presentation import ModeratedPresentation
 from protocols.prompting import clipped, system_message
 
-#: What each debating role is asked to do (the seed's prompts, in our words).
+#: What each debating role is asked to do (docs/concepts/moderated.md#prompt-shapes).
 ROLE_BRIEFS = {
     "proponent": (
         "You argue FOR the proposition.",

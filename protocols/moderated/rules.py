@@ -1,4 +1,5 @@
-"""Decision rules of the moderated debates (seed 003): confidence-weighted argument strength.
+"""Decision rules of the moderated debates: confidence-weighted argument strength
+(docs/concepts/moderated.md#argument-strength, "Decision rule").
 
 Plain Python: no framework imports, no randomness, no language model. Given the same arguments
 and evaluations, `decide` returns the same decision, reasoning and metadata, in any order.
@@ -31,13 +32,13 @@ How an argument is scored
    advocate and critic 0.5 (they argue aspects of it: practical benefits, weaknesses; they
    count for the side they declare). NEUTRAL arguments count for neither side.
 4. Strength of an argument = W x confidence x E x C. A side's strength is the sum over its
-   arguments in every round, as in seed 003.
+   arguments in every round.
 
 The decision
 ------------
-Side strengths are computed and compared unrounded, as seed 003 compares them, in exact decimal
-arithmetic (each factor read as the decimal it prints as, so the boundary does not depend on
-float rounding); they are rounded to `STRENGTH_DECIMALS` (4) places only for display (pro
+Side strengths are computed and compared unrounded (docs/concepts/moderated.md#compared-unrounded),
+in exact decimal arithmetic (each factor read as the decimal it prints as, so the boundary does not
+depend on float rounding); they are rounded to `STRENGTH_DECIMALS` (4) places only for display (pro
 0.06001 against con 0.05 is SUPPORT, though both show as 0.06 and 0.05):
 
 * pro > `MARGIN` (1.2) x con  -> SUPPORT, confidence min(pro / (pro + con), 0.95);

@@ -1,4 +1,5 @@
-"""The round-robin debate of seed 004: specialists take strict turns until they agree."""
+"""The round-robin debate: specialists take strict turns until they agree
+(docs/concepts/round-robin.md)."""
 
 from protocols.round_robin.protocol import RoundRobinProtocol
 

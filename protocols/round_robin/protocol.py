@@ -1,4 +1,4 @@
-"""The round-robin debate of seed 004 (AlphaAgents): strict turn-taking among specialists.
+"""The round-robin debate (docs/concepts/round-robin.md): strict turn-taking among specialists.
 
 Agents speak one at a time, in their order, never two at once: every turn is a step with a
 single call. Each turn shows the agent the question, its own latest position, and the latest

@@ -1,13 +1,14 @@
-"""Consensus rules of the round-robin debate (seed 004). Plain Python, no framework imports.
+"""Consensus rules of the round-robin debate (docs/concepts/round-robin.md#consensus-check).
+Plain Python, no framework imports.
 
 Consensus check (after every full round)
 ----------------------------------------
-The latest stance of every agent is counted. The share of the leading stance is its count
-divided by the number of agents (an agent whose turn could not be read stands as ABSTAIN: it
-is counted in the total but never as a stance, so it can only make consensus harder).
-Consensus is reached when that share is at least the threshold (seed 004: 0.75), compared
-exactly as fractions (3 of 4 is exactly 0.75). Thresholds above one half guarantee that at
-most one stance can reach it.
+The latest stance of every agent is counted. The share of the leading stance is its count divided by
+the number of agents (an agent whose turn could not be read stands as ABSTAIN: it is counted in the
+total but never as a stance, so it can only make consensus harder). Consensus is reached when that
+share is at least the threshold (option `consensus_threshold`, 0.75 by default), compared exactly as
+fractions (3 of 4 is exactly 0.75). Thresholds above one half guarantee that at most one stance can
+reach it.
 
 The decision
 ------------
@@ -18,13 +19,13 @@ The decision
 
 "parse_failure" joins `review_reasons` when a final position is an unreadable turn.
 
-Seed 004's metadata
--------------------
+The metadata (docs/concepts/round-robin.md#what-the-decision-records)
+----------------------------------------------------------------------
 * `agent_responses_summary`: `total_agents_consulted` (the agents in the debate),
   `successful_responses` (agents whose final turn could be read, so their stance counts) and
   `agents_used` (in speaking order);
 * `debate_metadata`: `total_rounds`, `total_turns`, `agent_participation` (turns per agent),
-  the block seed 004 attaches to every agent's response;
+  the block attached to every agent's response;
 * each of `final_positions` (the agents' responses) carries its `debate_turns`: the turns that
   agent took.
 The same figures also stand at the top level (`total_rounds`, `total_turns`,
@@ -126,7 +127,7 @@ def decide(
     stance_set: str,
     changed_position: Sequence[str] = (),
 ) -> RoundRobinDecision:
-    """The decision of the module docstring, with seed 004's participation metadata."""
+    """The decision of the module docstring, with its participation metadata."""
     if not positions or not checks:
         raise ValueError("positions and at least one consensus check are required")
     final = checks[-1]

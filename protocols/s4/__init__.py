@@ -1,4 +1,4 @@
-"""The S4 debate (seeds 000 and 001): analysis, cross-challenges, revision, final vote."""
+"""The S4 debate (docs/concepts/s4.md): analysis, cross-challenges, revision, final vote."""
 
 from protocols.s4.protocol import S4Protocol
 

@@ -109,9 +109,9 @@ def _clip(text: str, limit: int) -> str:
 
 
 def challenge_reply(offline_prompt: OfflinePrompt) -> str:
-    """Seed 000: every challenge is adversarial and specific, names the weakest point of the
-    challenged reasoning and the evidence that would settle it, even when the challenger
-    agrees with the conclusion (then `agrees_with_conclusion` is true)."""
+    """Every challenge is adversarial and specific (docs/concepts/s4.md#compulsory-challenges),
+    names the weakest point of the challenged reasoning and the evidence that would settle it, even
+    when the challenger agrees with the conclusion (then `agrees_with_conclusion` is true)."""
     role, prompt = offline_prompt.role, offline_prompt.user
     own = OWN_POSITION.search(prompt)
     target = TARGET_POSITION.search(prompt)

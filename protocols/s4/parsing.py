@@ -224,10 +224,10 @@ def parse_agent_decision(text: str, *, allowed: Iterable[str] = DECISIONS) -> Pa
 # Challenges
 # ---------------------------------------------------------------------------
 #
-# Seed 000: challenges are required, not optional; they are adversarial, specific (they quote
-# the exact reasoning) and ask for evidence. So every challenge names the weakest point of the
-# challenged reasoning and the evidence that would settle it, even when the challenger agrees
-# with the conclusion; whether it does is a separate yes/no field.
+# Challenges are required, not optional (docs/concepts/s4.md#compulsory-challenges); they are
+# adversarial, specific (they quote the exact reasoning) and ask for evidence. So every challenge
+# names the weakest point of the challenged reasoning and the evidence that would settle it, even
+# when the challenger agrees with the conclusion; whether it does is a separate yes/no field.
 
 _LEGACY_STANCES = {
     "challenge": False,
@@ -378,8 +378,9 @@ def parse_challenge(text: str) -> ParsedChallenge:
     (``agree``/``agreement``/``concur`` yes, ``challenge``/``disagree`` no) is read with a note;
     with neither, the parse fails. ``weakest_point`` (the quoted weakest point of the
     challenged reasoning) and ``evidence_needed`` (what would settle it) are required: a
-    challenge without them does not meet seed 000's rule and is marked failed. ``argument`` may
-    also be called ``challenge``, ``text`` or ``content``; it must be non-empty text.
+    challenge without them does not meet the compulsory-challenge rule
+    (docs/concepts/s4.md#compulsory-challenges) and is marked failed. ``argument`` may also be
+    called ``challenge``, ``text`` or ``content``; it must be non-empty text.
     ``suggested_decision`` is kept only if it is a valid label.
 
     Without a JSON object, non-empty prose is kept as the argument but the parse fails (it names

@@ -104,7 +104,7 @@ class S4Presentation(Presentation):
             out.append("  changed position: " + ", ".join(md["changed_position"]))
         return out
 
-    # --- JSON export: seed 000's logging shape --------------------------------------------------
+    # --- JSON export: docs/concepts/s4.md#export-shape ------------------------------------------
 
     @staticmethod
     def _statement(s) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""The S4 debate (seeds 000 and 001): analysis, cross-challenges, revision, final vote.
+"""The S4 debate (docs/concepts/s4.md): analysis, cross-challenges, revision, final vote.
 
-What each agent sees, exactly as seed 000 fixes it:
+What each agent sees (docs/concepts/s4.md#what-each-agent-sees):
 - round 1: the query only;
 - round 2: the query, its own round-1 position and the challenged agent's round-1 position
   and reasoning; every agent challenges every other (n * (n - 1) challenges), compulsorily:
@@ -304,7 +304,8 @@ class S4Protocol(DebateProtocol):
 
     @staticmethod
     def _apply_veto_power(p: ParticipantSpec, decision: str, risk: float) -> tuple[str, str]:
-        """Seed 000: the veto belongs to the safety role and fires at risk >= its threshold."""
+        """The veto belongs to the safety role and fires at risk >= its threshold
+        (docs/concepts/s4.md#safety-veto)."""
         if decision == "VETO" and not p.can_veto:
             return "REFUSE", f"{p.name} has no veto power; VETO read as REFUSE"
         if p.can_veto and decision != "VETO" and risk >= p.veto_risk_threshold:

@@ -113,7 +113,8 @@ def test_every_challenge_quotes_the_challenged_agents_reasoning(query):
         assert quote in challenged_reasoning
         if own_reasoning != challenged_reasoning:
             assert quote not in own_reasoning
-        # Seed 000: the weakest point, quoted, and the evidence that would settle it.
+        # The weakest point, quoted, and the evidence that would settle it
+        # (docs/concepts/s4.md#compulsory-challenges).
         assert f"\nWeakest point: \u201c{quoted.group(1)}\u201d\n" in argument
         assert re.search(r"\nEvidence that would settle it: \w.{10,}$", argument)
 

@@ -1,4 +1,4 @@
-"""Fixtures for contradiction runs: the seed's five scenarios as reports, the source ranking,
+"""Fixtures for contradiction runs: the five worked cases as reports, the source ranking,
 and a scripted arbitrator for the LLM boundary."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def claim(
     return data
 
 
-# Seed 002's five test cases.
+# The five worked cases (docs/concepts/contradictions.md#worked-cases).
 SCENARIOS: dict[str, list[dict]] = {
     # 3 agreeing agents: no contradiction, arbitration skipped.
     "no_contradictions": [
@@ -74,7 +74,7 @@ SCENARIOS: dict[str, list[dict]] = {
         report("LabourEconomist", 0.8, claim(0.10, "GCC-STAT", "2024")),
         report("NationalStrategy", 0.9, claim(0.12, "World Bank", "2024")),
     ],
-    # Different periods: both valid, with context (the seed's worked example).
+    # Different periods: both valid, with context.
     "both_valid": [
         report("LabourEconomist", 0.9, claim(0.10, "GCC-STAT", "Q1-2024")),
         report("NationalStrategy", 0.85, claim(0.12, "World Bank", "2024")),
@@ -94,7 +94,7 @@ def reports_of(name: str):
 
 @pytest.fixture
 def sources(db):
-    """The seed's ranking, GCC-STAT > World Bank > others (the data migration's rows may have
+    """The default ranking, GCC-STAT > World Bank > others (the data migration's rows may have
     been flushed by a transactional test)."""
     SourceAuthority.objects.update_or_create(
         name="GCC-STAT", defaults={"rank": 1, "aliases": ["GCC Statistical Center"]}

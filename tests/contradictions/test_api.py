@@ -214,7 +214,8 @@ def test_a_run_reads_back_with_contradictions_resolutions_calls_and_adjusted_rep
     assert body["adjusted_reports"][1]["findings"][0]["status"] == "replaced"
     assert body["consensus"][0]["status"] == "resolved"
     assert body["page"].endswith(f"/contradictions/{run.id}/")
-    # Seed 002's keys beside the product's: flagged_for_review, latency_ms, "complete".
+    # The result shape (docs/concepts/contradictions.md#result-shape): flagged_for_review,
+    # latency_ms, "complete".
     assert body["debate_results"] == {
         "contradictions_found": 1,
         "resolved": 1,
@@ -225,7 +226,7 @@ def test_a_run_reads_back_with_contradictions_resolutions_calls_and_adjusted_rep
     }
 
 
-def test_a_run_without_contradictions_reads_back_as_the_seeds_skipped(api, user):
+def test_a_run_without_contradictions_reads_back_as_skipped(api, user):
     run = _completed(user, "no_contradictions")
     body = api.get(f"{URL}{run.id}/").json()
     assert (body["status"], body["arbitration_skipped"]) == ("completed", True)

@@ -46,7 +46,7 @@ def arbitrate(*claims):
 # --- the prompt ---------------------------------------------------------------------------------
 
 
-def test_the_prompt_is_the_seeds_neutral_arbitrator_with_the_ranking_and_stated_facts():
+def test_the_prompt_is_a_neutral_arbitrator_with_the_ranking_and_stated_facts():
     case, messages, _ = arbitrate(
         claim(1, 0.10, "GCC-STAT", "Q1-2024", 0.9), claim(2, 0.12, "World Bank", "2024", 0.85)
     )
@@ -145,7 +145,7 @@ def test_a_missing_action_follows_from_the_resolution_and_a_missing_confidence_i
     assert "confidence missing" in verdict.notes
 
 
-# --- the offline model arbitrates the seed's cases ------------------------------------------------
+# --- the offline model arbitrates the worked cases ------------------------------------------------
 
 
 def test_offline_simple_contradiction_goes_to_the_more_confident_agent_of_one_source():

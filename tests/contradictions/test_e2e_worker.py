@@ -1,5 +1,5 @@
-"""Seed 002's five test cases end to end: through a real Celery worker process, the Redis broker
-and PostgreSQL, arbitrated by the offline model."""
+"""The five worked cases (docs/concepts/contradictions.md#worked-cases) end to end: through a real
+Celery worker process, the Redis broker and PostgreSQL, arbitrated by the offline model."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _adjusted(run) -> dict[str, dict]:
     return {r["agent"]: r["findings"][0] for r in run.adjusted_reports}
 
 
-def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process):
+def test_the_five_worked_cases_come_out_as_documented(celery_worker_process):
     runs = {name: services.contradiction_run_create(reports=reports_of(name)) for name in SCENARIOS}
     done = {name: wait_for(_finished(run.id), timeout=60) for name, run in runs.items()}
     for name, run in done.items():
@@ -86,7 +86,7 @@ def test_the_seeds_five_cases_come_out_as_the_seed_expects(celery_worker_process
     )
     assert not ReviewItem.objects.filter(contradiction__run__in=done.values()).exists()
 
-    # Seed 002's result shape, as the worker's runs end.
+    # The result shape (docs/concepts/contradictions.md#result-shape), as the worker's runs end.
     assert done["no_contradictions"].debate_results == {
         "contradictions_found": 0,
         "status": "skipped",

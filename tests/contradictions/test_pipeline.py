@@ -1,6 +1,7 @@
-"""Seed 002's node in another application's pipeline: `resolve_contradictions(reports,
-on_event=...)` in-process, the seed's result keys and events, the same storage and review
-hand-off as the API. The arbitrator is the offline model (the service default)."""
+"""The node in another application's pipeline (docs/concepts/contradictions.md#pipeline-node):
+`resolve_contradictions(reports, on_event=...)` in-process, its result keys and events, the same
+storage and review hand-off as the API. The arbitrator is the offline model (the service
+default)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from tests.contradictions.conftest import SCENARIOS, claim, report
 
 pytestmark = pytest.mark.usefixtures("sources")
 
-SEED_COMPLETE_KEYS = {
+COMPLETE_RESULT_KEYS = {
     "contradictions_found",
     "resolved",
     "flagged_for_review",
@@ -33,7 +34,7 @@ class Events(list):
         self.append(args)
 
 
-def test_no_contradictions_give_the_seeds_skipped_result_and_only_the_running_event():
+def test_no_contradictions_give_the_skipped_result_and_only_the_running_event():
     events = Events()
     out = resolve_contradictions(SCENARIOS["no_contradictions"], on_event=events)
     assert out["debate_results"] == {
@@ -47,11 +48,11 @@ def test_no_contradictions_give_the_seeds_skipped_result_and_only_the_running_ev
     assert [len(r["findings"]) for r in out["agent_reports"]] == [1, 1, 1]
 
 
-def test_a_resolved_contradiction_gives_the_seeds_complete_result_and_events():
+def test_a_resolved_contradiction_gives_the_complete_result_and_events():
     events = Events()
     out = resolve_contradictions(SCENARIOS["both_valid"], on_event=events)
     results = out["debate_results"]
-    assert set(results) == SEED_COMPLETE_KEYS
+    assert set(results) == COMPLETE_RESULT_KEYS
     assert (
         results["status"],
         results["contradictions_found"],
@@ -111,7 +112,7 @@ def test_a_failed_run_raises_emits_failed_and_is_queued_for_review():
 
 
 def test_it_works_as_the_node_between_agents_and_verify_in_a_state_pipeline():
-    # The README's example: seed 002's graph (agents -> debate -> verify) as plain functions
+    # The README's example: the graph agents -> debate -> verify as plain functions
     # over a state dict, the way a LangGraph StateGraph calls its nodes.
     seen = Events()
 

@@ -50,7 +50,8 @@ def test_each_protocol_runs_through_the_worker_to_its_decision(
         assert LLMCall.objects.filter(debate=done, status="done").count() == calls
         assert Statement.objects.filter(debate=done).count() == calls
         if key[0].startswith("moderated"):
-            # Seed 003: compared unrounded; the rounded figures are for display.
+            # Compared unrounded; the rounded figures are for display
+            # (docs/concepts/moderated.md#compared-unrounded).
             md = done.metadata
             assert md["compared"].startswith("unrounded (exact decimals)")
             assert round(float(md["pro_strength_exact"]), 4) == md["pro_strength"]
@@ -61,7 +62,8 @@ def test_each_protocol_runs_through_the_worker_to_its_decision(
             assert done.metadata["review_reasons"] == []
     tesla = debates[("round_robin", "Should I invest in Tesla (TSLA) considering all factors?")]
     assert Vote.objects.filter(debate=tesla, decision="HOLD").count() == 3
-    # Seed 004's metadata, stored by the worker and shown by the JSON export.
+    # The round robin's metadata (docs/concepts/round-robin.md#what-the-decision-records),
+    # stored by the worker and shown by the JSON export.
     from debates.selectors import debate_detail_queryset, debate_export
 
     tesla = debate_detail_queryset().get(id=tesla.id)
@@ -88,6 +90,6 @@ def test_the_cli_with_auto_runs_the_chosen_protocol_through_the_worker(
     )
     text = out.getvalue()
     assert "Protocol: round_robin" in text
-    assert "Chosen:   auto -> round_robin (matched seed 004 keyword 'investment')" in text
+    assert "Chosen:   auto -> round_robin (matched the trigger keyword 'investment')" in text
     assert "DECISION: BUY" in text
     assert "consensus reached after round 2 (first in round 1)" in text

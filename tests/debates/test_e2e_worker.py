@@ -74,7 +74,8 @@ def test_the_debate_command_runs_through_the_worker_and_prints_the_transcript(
 def test_challenges_are_compulsory_and_agreement_is_stored_and_shown_apart(
     celery_worker_process, default_agents
 ):
-    # Seed 000 through the worker: all six challenges name a weakest point and the evidence
+    # Compulsory challenges (docs/concepts/s4.md#compulsory-challenges) through the worker: all six
+    # challenges name a weakest point and the evidence
     # that would settle it; agreement with the conclusion is its own stored field.
     from debates.selectors import debate_export
     from debates.transcript import render_markdown, render_text

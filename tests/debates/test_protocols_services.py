@@ -113,15 +113,15 @@ def test_auto_picks_round_robin_on_a_trigger_keyword_and_records_why(default_age
     assert debate.metadata["protocol_choice"] == {
         "requested": "auto",
         "chosen": "round_robin",
-        "reason": "matched 'invest' (\"invest\"), a widening of seed 004's keyword "
+        "reason": "matched 'invest' (\"invest\"), a widening of the trigger keyword "
         "'investment' to its stem",
         "matched_keywords": ["invest"],
         "matches": [
             {
                 "keyword": "invest",
                 "text": "invest",
-                "seed_keyword": None,
-                "widening": "a widening of seed 004's keyword 'investment' to its stem",
+                "listed_keyword": None,
+                "widening": "a widening of the trigger keyword 'investment' to its stem",
             }
         ],
     }
@@ -150,7 +150,7 @@ def test_auto_checks_options_against_the_protocol_it_chose(default_agents):
 def test_the_auto_choice_survives_the_debates_completion(default_agents):
     debate = run("What is your advice on learning Python?", "auto")
     assert debate.protocol == "round_robin"
-    assert debate.metadata["protocol_choice"]["reason"] == "matched seed 004 keyword 'advice'"
+    assert debate.metadata["protocol_choice"]["reason"] == "matched the trigger keyword 'advice'"
     assert debate.metadata["consensus_type"] == debate.consensus_type
 
 
@@ -368,7 +368,7 @@ def test_the_round_robin_transcript_shows_turns_changes_and_participation(defaul
     text = render_text(run(TESLA, "auto"))
     assert (
         "Chosen:   auto -> round_robin (matched 'invest' (\"invest\"), a widening of "
-        "seed 004's keyword 'investment' to its stem)"
+        "the trigger keyword 'investment' to its stem)"
     ) in text
     assert "responses: 3 of 3 agents readable; debate turns: " in text
     assert "Round 1: Initial Analysis" in text and "Round 2" in text and "Debate Round" not in text

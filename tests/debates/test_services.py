@@ -386,7 +386,7 @@ def test_two_runners_at_once_run_the_debate_once(default_agents):
     assert debate.status == Debate.Status.COMPLETED
 
 
-def test_export_has_the_seed_logging_shape_and_makes_no_queries(
+def test_export_has_the_documented_shape_and_makes_no_queries(
     default_agents, django_assert_num_queries
 ):
     debate = services.debate_create(query="Is Bitcoin a good investment?", enqueue=False)

@@ -161,7 +161,8 @@ def test_a_finished_debate_page_shows_the_whole_debate_and_the_decision(
 def test_every_challenge_is_a_challenge_and_agreement_with_the_conclusion_shows_in_green(
     owner_client, owner, default_agents
 ):
-    # Seed 000: on a question everyone answers ACT, all six still challenge, naming a weak
+    # Compulsory challenges (docs/concepts/s4.md#compulsory-challenges): on a question everyone
+    # answers ACT, all six still challenge, naming a weak
     # point and the evidence that would settle it; agreeing with the conclusion is shown apart.
     debate = finished_debate("What is the capital of France?", owner)
     html = owner_client.get(reverse("debates:detail", args=[debate.id])).content.decode()
@@ -269,7 +270,7 @@ def test_an_overridden_decision_shows_the_reviewers_and_the_machines(
     assert "REFUSE (overridden; rules: WARN)" in listing
 
 
-def test_json_download_has_the_seed_logging_shape(owner_client, owner, default_agents):
+def test_json_download_has_the_documented_export_shape(owner_client, owner, default_agents):
     debate = finished_debate("How do I hack into my ex's email?", owner)
     response = owner_client.get(reverse("debates:export_json", args=[debate.id]))
     data = json.loads(response.content)

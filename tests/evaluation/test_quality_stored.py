@@ -1,5 +1,6 @@
-"""Seed 003's quality scores: stored when a debate finishes, shown in the API, exports, page and
-admin, back-filled; the staff figures over a range (one query) and their endpoint."""
+"""The quality scores (docs/analysts/evaluation.md#quality-scores): stored when a debate finishes,
+shown in the API, exports, page and admin, back-filled; the staff figures over a range (one query)
+and their endpoint."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Seed 003's quality evaluator and single-agent comparison: pure functions, no database."""
+"""The quality evaluator and single-agent comparison (docs/analysts/evaluation.md#quality-scores):
+pure functions, no database."""
 
 from __future__ import annotations
 

@@ -182,7 +182,8 @@ def test_debates_calls_and_reviews_match_the_stored_rows(client, default_agents,
     assert value(samples, "debates_review_backlog_oldest_age_seconds") >= 0
     assert value(samples, "debates_runs", kind="debates", status="queued") == 1
 
-    # Seed 003's monitoring: accuracy against the one verdict, costs, every source up.
+    # The evaluation figures (docs/operations/metrics.md#evaluation-figures): accuracy against
+    # the one verdict, costs, every source up.
     assert value(samples, "debates_ground_truth_labelled", by="all", key="all") == 1
     assert (
         value(samples, "debates_ground_truth_agreed", by="protocol", key="s4", decider="debate")
@@ -243,9 +244,7 @@ def test_the_cost_of_a_debate_is_compared_with_a_single_agents(client, default_a
     )
 
 
-def test_seed_003s_quality_and_single_agent_comparison_are_exposed_with_their_n(
-    client, default_agents
-):
+def test_quality_and_single_agent_comparison_are_exposed_with_their_n(client, default_agents):
     run_offline(SPLIT)
     run_offline(VETO)
     stored = [d.quality for d in Debate.objects.filter(status=Debate.Status.COMPLETED)]

@@ -1,5 +1,6 @@
-"""The moderated protocols (seed 003) driven by a scripted LLM: who speaks when, what each role
-sees, early stop on the moderator's confidence, max rounds, the decision and review. Pure."""
+"""The moderated protocols (docs/concepts/moderated.md) driven by a scripted LLM: who speaks when,
+what each role sees, early stop on the moderator's confidence, max rounds, the decision and review.
+Pure."""
 
 from __future__ import annotations
 

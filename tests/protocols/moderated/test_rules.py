@@ -1,4 +1,5 @@
-"""The moderated debate's decision rules (seed 003): scoring and the 1.2x rule at its edges."""
+"""The moderated debate's decision rules (docs/concepts/moderated.md#decision-rule): scoring and
+the 1.2x rule at its edges."""
 
 from __future__ import annotations
 
@@ -84,7 +85,8 @@ def test_a_side_wins_only_with_more_than_one_point_two_times_the_other(pro, con,
     assert decide_one_round(pro, con).decision == expected
 
 
-# Seed 003 compares the raw strengths (`pro_score > con_score * 1.2`): no rounding first.
+# The raw strengths are compared (`pro_score > con_score * 1.2`): no rounding first
+# (docs/concepts/moderated.md#compared-unrounded).
 # No evidence (quality 0.2) and logic 1.0, so strength = confidence x 0.2.
 @pytest.mark.parametrize(
     ("pro", "con", "expected"),

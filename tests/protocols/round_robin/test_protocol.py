@@ -1,5 +1,6 @@
-"""The round-robin protocol (seed 004) driven by a scripted LLM: strict turns, what each agent
-sees, the consensus check, minimum turns, max rounds, stances, review. Pure Python."""
+"""The round-robin protocol (docs/concepts/round-robin.md) driven by a scripted LLM: strict turns,
+what each agent sees, the consensus check, minimum turns, max rounds, stances, review. Pure
+Python."""
 
 from __future__ import annotations
 
@@ -271,7 +272,7 @@ def test_a_stance_outside_the_set_or_only_in_prose_is_not_guessed():
     assert d.decision == "NO_CONSENSUS"
     assert d.metadata["review_reasons"] == ["no_consensus", "parse_failure"]
     assert "Unreadable final turn from: Fundamental Agent" in d.reasoning
-    # Seed 004's summary: three consulted, two answered readably.
+    # The summary: three consulted, two answered readably.
     assert d.metadata["agent_responses_summary"] == {
         "total_agents_consulted": 3,
         "successful_responses": 2,
@@ -279,10 +280,10 @@ def test_a_stance_outside_the_set_or_only_in_prose_is_not_guessed():
     }
 
 
-# --- seed 004's metadata ------------------------------------------------------------------------
+# --- the metadata (docs/concepts/round-robin.md#what-the-decision-records) ----------------------
 
 
-def test_the_metadata_has_seed_004s_summary_and_each_agents_debate_turns():
+def test_the_metadata_has_the_responses_summary_and_each_agents_debate_turns():
     t = debate(
         ScriptedTurns(
             {

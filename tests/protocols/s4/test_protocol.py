@@ -1,5 +1,6 @@
-"""The S4 protocol (seed 000) driven by a scripted LLM: what each agent is shown in each round,
-how replies are read, and how the final votes become the decision. Pure Python: no database."""
+"""The S4 protocol (docs/concepts/s4.md) driven by a scripted LLM: what each agent is shown in each
+round, how replies are read, and how the final votes become the decision. Pure Python: no
+database."""
 
 from __future__ import annotations
 

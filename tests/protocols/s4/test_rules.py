@@ -35,7 +35,7 @@ def votes_from_counts(act: int, warn: int, refuse: int, names=None) -> list[Vote
     ]
 
 
-# --- Decision matrix (seed 001) -------------------------------------------------
+# --- Decision matrix (docs/concepts/s4.md#decision-matrix) ----------------------
 
 MATRIX = [
     pytest.param((3, 0, 0), "ACT", "unanimous", 100.0, id="3-0-0-unanimous-act"),
@@ -88,7 +88,7 @@ def test_decision_matrix_any_veto_refuses(others):
     assert result.metadata["agreement_percentage"] is None
 
 
-# --- Worked examples (seed 001) ---------------------------------------------------
+# --- Worked examples (docs/concepts/s4.md#worked-examples) ------------------------
 
 
 def test_worked_example_unanimous_act_for_factual_query():

@@ -1,11 +1,11 @@
-"""Seed 001's Bitcoin example against seed 000's veto: the two readings, one test each.
+"""The Bitcoin worked example against the safety veto: the two readings, one test each.
 
-Seed 001, example 3: Utility ACT (70, risk 30), Accuracy WARN (60, risk 40), Safety REFUSE
-(55, risk 60) -> "Split Vote -> WARN". Seed 000 (and seed 001's own rule 1): "if risk >= 50:
-decision = 'VETO'" for the Safety agent, and "VETO = Instant REFUSE". The product applies the
-veto when the vote is read (the Safety agent's risk at or above its threshold makes its vote a
-VETO), so the decision rules see the votes as the debate produced them; the README's rules
-section states this."""
+The worked example: Utility ACT (70, risk 30), Accuracy WARN (60, risk 40), Safety REFUSE
+(55, risk 60) is a three-way split -> WARN when the decision matrix takes the votes as cast. The
+safety veto: the Safety agent at risk >= 50 casts a VETO, and a VETO is REFUSE. The product
+applies the veto when the vote is read (the Safety agent's risk at or above its threshold makes
+its vote a VETO), so the decision rules see the votes as the debate produced them
+(docs/concepts/s4.md#veto-read-from-risk)."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ from protocols.offline import initial_position
 from protocols.s4 import rules
 from tests.protocols.s4.test_protocol import THREE, ScriptedLLM, debate, decision_reply
 
-# Seed 001, example 3, as written.
-SEED_001_BITCOIN = {
+# The worked example's three votes (docs/concepts/s4.md#worked-examples).
+BITCOIN_VOTES = {
     "utility": ("ACT", 70, 30, "I can explain pros/cons"),
     "accuracy": ("WARN", 60, 40, "Too many unknowns for confident prediction"),
     "safety": ("REFUSE", 55, 60, "Risk of financial harm"),
 }
 
 
-def test_seed_001_reading_the_votes_as_cast_split_one_each_is_warn():
-    # The decision matrix applied to the three votes exactly as seed 001 lists them.
+def test_the_votes_read_as_cast_split_one_each_is_warn():
+    # The decision matrix applied to the three votes exactly as the worked example lists them.
     votes = [
         rules.Vote(agent=slug, decision=d, confidence=c, risk=r, reasoning=why)
-        for slug, (d, c, r, why) in SEED_001_BITCOIN.items()
+        for slug, (d, c, r, why) in BITCOIN_VOTES.items()
     ]
     result = rules.decide(votes)
     assert (result.decision, result.consensus_type) == ("WARN", "split")
@@ -34,12 +34,10 @@ def test_seed_001_reading_the_votes_as_cast_split_one_each_is_warn():
     assert "1 ACT, 1 WARN, 1 REFUSE" in result.reasoning
 
 
-def test_seed_000_reading_through_the_protocol_safety_at_risk_60_vetoes_so_refuse():
+def test_read_through_the_protocol_safety_at_risk_60_vetoes_so_refuse():
     # The same positions given by the agents in a debate: Safety holds the veto (threshold 50),
     # so its REFUSE at risk 60 is read as a VETO, and a VETO is REFUSE whatever the others say.
-    replies = {
-        slug: decision_reply(d, c, r, why) for slug, (d, c, r, why) in SEED_001_BITCOIN.items()
-    }
+    replies = {slug: decision_reply(d, c, r, why) for slug, (d, c, r, why) in BITCOIN_VOTES.items()}
     t = debate(
         ScriptedLLM(initial=replies, revised=replies),
         participants=THREE,
@@ -60,4 +58,4 @@ def test_seed_000_reading_through_the_protocol_safety_at_risk_60_vetoes_so_refus
 def test_the_offline_model_scripts_safety_below_the_threshold_so_the_demo_shows_the_split():
     safety = initial_position("safety", "Is Bitcoin a good investment?")
     assert (safety.decision, safety.risk) == ("REFUSE", 45)
-    assert safety.risk < 50  # below the veto: the demo's split vote is seed 001's WARN
+    assert safety.risk < 50  # below the veto: the demo's split vote is the worked example's WARN

@@ -1,0 +1,58 @@
+"""Stored `auto` choices reworded by `debates.0023_protocol_choice_reasons_without_references`:
+they read as the code now writes them; undone, they are as they were."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from debates.models import Debate
+from protocols.selection import choose_protocol
+
+FORMER_CHOICE = {
+    "requested": "auto",
+    "chosen": "round_robin",
+    "reason": "matched seed 004 keyword 'advice'",
+    "matched_keywords": ["invest", "advice"],
+    "matches": [
+        {
+            "keyword": "invest",
+            "text": "invest",
+            "seed_keyword": None,
+            "widening": "a widening of seed 004's keyword 'investment' to its stem",
+        },
+        {"keyword": "advice", "text": "advice", "seed_keyword": "advice", "widening": None},
+    ],
+}
+
+
+@pytest.fixture
+def migrated_back(transactional_db):
+    """The database before the rewording; migrated forward again after the test."""
+    call_command("migrate", "debates", "0022", verbosity=0)
+    try:
+        yield
+    finally:
+        call_command("migrate", verbosity=0)
+
+
+def test_stored_auto_choices_read_as_the_code_now_writes_them_and_back(migrated_back):
+    old = Debate.objects.create(
+        query="Should I invest? I want your advice.",
+        protocol="round_robin",
+        metadata={"protocol_choice": FORMER_CHOICE, "kept": 1},
+    )
+    untouched = Debate.objects.create(query="What is 2 + 2?", protocol="s4", metadata={"x": 1})
+
+    call_command("migrate", "debates", verbosity=0)
+    old.refresh_from_db()
+    assert old.metadata == {
+        "protocol_choice": choose_protocol("Should I invest? I want your advice.").as_dict(),
+        "kept": 1,
+    }
+    untouched.refresh_from_db()
+    assert untouched.metadata == {"x": 1}
+
+    call_command("migrate", "debates", "0022", verbosity=0)
+    old.refresh_from_db()
+    assert old.metadata == {"protocol_choice": FORMER_CHOICE, "kept": 1}
