@@ -52,7 +52,7 @@ def test_the_run_page_shows_each_contradiction_beside_its_resolution(client, use
     text = client.get(reverse("contradictions:detail", args=[run.id])).content.decode()
     assert "2 contradictions" in text and "1 resolved" in text and "1 flagged for review" in text
     assert re.search(
-        r'data-testid="debate-results">status complete, 2 found, 1 resolved, '
+        r'<dt>Result</dt><dd data-testid="debate-results">status complete, 2 found, 1 resolved, '
         r"1 flagged_for_review, latency_ms \d+<",
         text,
     )
