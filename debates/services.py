@@ -15,6 +15,7 @@ from agents import routing
 from agents.models import Agent
 from budgets import services as budgets
 from debates import one_statement, webhooks
+from debates.default_protocol import default_protocol
 from debates.models import Debate, Participant
 from debates.running import DEBATES
 from debates.specs import participant_spec
@@ -182,7 +183,7 @@ def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> l
 def debate_create(
     *,
     query: Any,
-    protocol: str = "s4",
+    protocol: str | None = None,
     agents: list[str] | None = None,
     options: dict[str, Any] | None = None,
     created_by=None,
@@ -204,7 +205,11 @@ def debate_create(
     field -> messages) and stores nothing on bad input.
     """
     new = _checked(
-        query=query, protocol=protocol, agents=agents, options=options, callback_url=callback_url
+        query=query,
+        protocol=protocol or default_protocol(),
+        agents=agents,
+        options=options,
+        callback_url=callback_url,
     )
     if budget_check:
         budgets.start_check(user=created_by, token=api_token)
@@ -248,7 +253,7 @@ def debate_create_many(
             new.append(
                 _checked(
                     query=item.get("query"),
-                    protocol=item.get("protocol", "s4"),
+                    protocol=item.get("protocol") or default_protocol(),
                     agents=item.get("agents") or None,
                     options=item.get("options"),
                     callback_url=item.get("callback_url", ""),

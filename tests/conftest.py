@@ -18,6 +18,41 @@ ROOT = Path(__file__).resolve().parent.parent
 # A secret key production accepts (50+ characters, varied), for settings tests in a subprocess.
 STRONG_KEY = "k3Y-" + "aB9_cD8-eF7_gH6-iJ5_kL4-mN3_oP2-qR1_sT0-uV9_wX8-yZ7_"
 
+# The tiers (README, "Tests"): a test is marked by the fixtures it asks for, so `bin/test --fast`
+# (-m "not e2e and not browser and not recovery") needs neither a Celery worker nor Chromium.
+# A test that starts a worker or Chromium some other way carries the mark itself.
+WORKER_FIXTURES = {"celery_worker_process", "worker_factory"}
+BROWSER_FIXTURES = {"browser", "page"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & WORKER_FIXTURES:
+            item.add_marker(pytest.mark.e2e)
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        # The crash tests: the worker-process tests of tests/recovery (its sweeper and rerun
+        # tests need no worker and stay in the fast tier).
+        if "recovery" in item.path.parent.parts and item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.recovery)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database commits without waiting for the disk (`synchronous_commit = off`):
+    what a commit makes visible is the same, only a crash of PostgreSQL itself could lose it,
+    and no test crashes PostgreSQL. It saves several ms a commit, and the workers' and
+    transactional tests' runs commit often. Set on the database, so that the connections of
+    workers and subprocesses have it too."""
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
+        cursor.execute("SET synchronous_commit = off")
+
 
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits(redis_client):

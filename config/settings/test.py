@@ -3,6 +3,15 @@
 import os
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+# Under pytest-xdist (`pytest -n 2`) test process gwK takes the Redis database K below
+# REDIS_URL's, as pytest-django gives it a test database of its own. The processes its tests
+# start (workers, commands) inherit that REDIS_URL and keep it.
+if (worker := os.environ.get("PYTEST_XDIST_WORKER", "")) and os.environ.get(
+    "TEST_REDIS_WORKER"
+) != worker:
+    base, _, db = os.environ["REDIS_URL"].rpartition("/")
+    os.environ["REDIS_URL"] = f"{base}/{(int(db or 0) - int(worker.removeprefix('gw'))) % 16}"
+    os.environ["TEST_REDIS_WORKER"] = worker
 
 from .base import *  # noqa: E402, F403
 from .base import env  # noqa: E402

@@ -1,8 +1,9 @@
 """A process that spends against one budget:
-`python -m tests.budgets.spend KEY LIMIT CALLS ESTIMATE ACTUAL`, from the time SPEND_START_AT
-(seconds since the epoch). Each call reserves ESTIMATE tokens against a daily limit of LIMIT
-tokens on counter KEY, holds them a moment (the call in flight), then settles ACTUAL tokens.
-Prints how many calls were let through and how many refused."""
+`python -m tests.budgets.spend KEY LIMIT CALLS ESTIMATE ACTUAL`. Once set up it prints `ready`
+and waits for a line on its input, so that the caller starts two of them together. Each call
+reserves ESTIMATE tokens against a daily limit of LIMIT tokens on counter KEY, holds them a
+moment (the call in flight), then settles ACTUAL tokens. Prints how many calls were let through
+and how many refused."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ def main(key: str, limit: int, calls: int, estimate: int, actual: int) -> None:
     from budgets import accounting
     from budgets.limits import DAY, Allowance, BudgetExceeded, Spender
 
-    start_at = float(os.environ.get("SPEND_START_AT", "0"))
-    time.sleep(max(0.0, start_at - time.time()))  # both processes start spending together
+    print("ready", flush=True)
+    sys.stdin.readline()  # the caller lets both processes go at once
     spender = Spender(allowances=(Allowance(scope="user", key=key, period=DAY, tokens=limit),))
     made = refused = 0
     for _ in range(calls):

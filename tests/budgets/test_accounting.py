@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from decimal import Decimal
 
 import pytest
@@ -150,13 +149,23 @@ def test_two_processes_spending_against_one_budget_stop_at_it_together():
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "SPEND_START_AT": str(time.time() + 8),
     }
     command = [sys.executable, "-m", "tests.budgets.spend", "user:procs", "3000", "40", "100"]
     procs = [
-        subprocess.Popen([*command, "100"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [*command, "100"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
+    assert [p.stdout.readline() for p in procs] == ["ready\n", "ready\n"]
+    for p in procs:  # both set up: they start spending together
+        p.stdin.write("go\n")
+        p.stdin.flush()
     results = [p.communicate(timeout=120)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs)
     made = [int(r[0]) for r in results]

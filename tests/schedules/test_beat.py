@@ -130,6 +130,7 @@ class Beat:
         self.handle.close()
 
 
+@pytest.mark.recovery
 def test_only_one_beat_runs_and_a_dead_beat_does_not_block_the_next(private_queue, tmp_path):
     first = Beat(tmp_path / "first.log", private_queue)
     beats = [first]
