@@ -72,14 +72,15 @@ class AgentAdmin(admin.ModelAdmin):
     change_list_template = "admin/agents/agent/change_list.html"
 
     def get_readonly_fields(self, request, obj=None):
-        """An agent's veto power (and, for an agent that can veto, whether it takes part)
-        changes only with the permission `agents.change_agent_veto` (role Operator)."""
+        """An agent's veto power (and, for an agent that can veto, whether it takes part, its
+        role, protocols, prompt and model) changes only with the permission
+        `agents.change_agent_veto` (role Operator)."""
         fields = tuple(super().get_readonly_fields(request, obj))
         if request.user.has_perm(services.VETO_PERMISSION):
             return fields
         fields += ("can_veto", "veto_risk_threshold")
         if obj is not None and obj.can_veto:
-            fields += ("is_active",)
+            fields += services.VETO_AGENT_FIELDS
         return fields
 
     def has_delete_permission(self, request, obj=None):

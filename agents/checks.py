@@ -15,7 +15,7 @@ OFFLINE_DEFAULT_ERROR = "agents.E002"
 @checks.register(checks.Tags.compatibility)
 def offline_model_not_default(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """Where `DEBATE_ALLOW_OFFLINE_MODEL` is off (production), the scripted offline model may
-    not be the default: its judgements are keyword rules, not a language model's."""
+    not be the default: its judgements are a transparent rule set, not a language model's."""
     if getattr(settings, "DEBATE_ALLOW_OFFLINE_MODEL", True):
         return []
     if not is_offline_model(settings.DEBATE_DEFAULT_MODEL):
@@ -23,7 +23,7 @@ def offline_model_not_default(app_configs=None, **kwargs) -> list[checks.CheckMe
     return [
         checks.Error(
             f"DEBATE_DEFAULT_MODEL is {settings.DEBATE_DEFAULT_MODEL!r}, the built-in offline "
-            "heuristic demo model (keyword rules, not a language model).",
+            "heuristic demo model (a transparent rule set, not a language model).",
             hint="Set a real model: DEBATE_DEFAULT_MODEL=openai/gpt-4o-mini (with "
             "OPENAI_API_KEY), or any litellm model string (anthropic/..., ollama/...). To run "
             "the demo model anyway, set DEBATE_ALLOW_OFFLINE_MODEL=true.",

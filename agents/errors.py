@@ -2,8 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+
 from agents import pg_text
 from budgets.limits import BudgetExceeded
+
+
+@dataclass(frozen=True)
+class Lost:
+    """What attempts whose outcome is unknown are counted as: cut off at the call's timeout
+    (the provider may have answered, and billed, after the gateway stopped waiting), each at
+    the most an attempt may cost (docs: Operations, Spending limits)."""
+
+    cost_usd: Decimal = Decimal(0)
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def __add__(self, other: Lost) -> Lost:
+        return Lost(
+            self.cost_usd + other.cost_usd,
+            self.tokens_in + other.tokens_in,
+            self.tokens_out + other.tokens_out,
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.cost_usd or self.tokens_in or self.tokens_out)
 
 
 class LLMError(Exception):
@@ -12,11 +36,20 @@ class LLMError(Exception):
     for users who are not staff; the gateway always gives one (an error made without one is
     shown whole)."""
 
-    def __init__(self, message: str, *, permanent: bool, attempts: int = 0, summary: str = ""):
+    def __init__(
+        self,
+        message: str,
+        *,
+        permanent: bool,
+        attempts: int = 0,
+        summary: str = "",
+        lost: Lost | None = None,
+    ):
         super().__init__(pg_text.clean_text(message))
         self.permanent = permanent
         self.attempts = attempts
         self.summary = summary
+        self.lost = lost or Lost()
 
 
 class BudgetStop(LLMError):

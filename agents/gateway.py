@@ -34,9 +34,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
-from agents import calls_loop, pg_text, pricing, routing, spending
-from agents.errors import LLMError
+from agents import calls_loop, pg_text, pricing, provider_limits, routing, spending
+from agents.errors import LLMError, Lost
 from agents.litellm_loader import get_litellm
 from agents.replies import LLMResponse
 from budgets import accounting as budget_accounting
@@ -47,8 +48,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 logger = logging.getLogger(__name__)
 
 OFFLINE_NOTICE = (
-    "offline heuristic demo model: deterministic keyword rules, not a language model; "
-    "its judgements are scripted for demonstration and tests"
+    "offline heuristic demo model: a deterministic, transparent rule set, not a language "
+    "model; its judgements are scripted for demonstration and tests"
 )
 
 
@@ -177,6 +178,7 @@ def complete(
     target = routing.config().target(model, step=step, role=role)
     max_tokens = max_tokens or (spender.max_tokens if spender else None)
     reservation = spending.reserve(spender, target, messages, max_tokens)
+    attempts = spending.Attempts(reservation, target, messages, max_tokens)
     call = calls_loop.start(
         acomplete(
             model=model,
@@ -187,15 +189,21 @@ def complete(
             step=step,
             role=role,
             max_tokens=max_tokens,
+            **attempts.kwargs(None),
         )
     )
     try:
+        while not call.done():  # answering its asks for room for one more attempt
+            wait([call, attempts.desk.wake], return_when=FIRST_COMPLETED)
+            attempts.serve()
         response = call.result()
-    except BaseException:  # nothing came back: the call still counts, its estimate is freed
+    except BaseException as exc:  # nothing came back: the call still counts, its hold is freed
         call.cancel()
-        spending.settle(reservation, None)
+        spending.settle(reservation, None, lost=getattr(exc, "lost", None), model=target.name)
+        attempts.release(None)
         raise
     spending.settle(reservation, response)
+    attempts.release(None)
     return response
 
 
@@ -207,6 +215,8 @@ async def _complete(
     timeout: float | None,
     max_retries: int | None,
     max_tokens: int | None,
+    attempt_bound: Lost | None = None,
+    more_room=None,
 ) -> LLMResponse:
     litellm = get_litellm()
     model = target.name
@@ -214,31 +224,41 @@ async def _complete(
     timeout = settings.DEBATE_LLM_TIMEOUT if timeout is None else timeout
     max_retries = settings.DEBATE_LLM_MAX_RETRIES if max_retries is None else max_retries
     transient = _transient_errors(litellm)
+    # The provider's limits are kept for the deployment each attempt is sent to first.
+    limited = target.deployments[0] if target.routed else None
+    estimate = provider_limits.estimate_tokens(messages, max_tokens)
     attempt = 0
     tokens_in = tokens_out = 0
     cost = Decimal(0)
-    started = time.monotonic()
+    lost = Lost()
+    started_at, started = timezone.now(), time.monotonic()
     while True:
         attempt += 1
         logged: dict[str, Any] = {}
         try:
-            response = await _call(
-                litellm,
-                target,
-                messages=messages,
-                temperature=temperature,
-                timeout=timeout,
-                response_format={"type": "json_object"},
-                logger_fn=_keep_provider_body(logged),
-                **limit,
-            )
+            async with provider_limits.held(limited, tokens=estimate) as use:
+                response = await _call(
+                    litellm,
+                    target,
+                    messages=messages,
+                    temperature=temperature,
+                    timeout=timeout,
+                    response_format={"type": "json_object"},
+                    logger_fn=_keep_provider_body(logged),
+                    **limit,
+                )
+                use.tokens = getattr(getattr(response, "usage", None), "total_tokens", None)
         except transient as exc:
-            if attempt > max_retries:
+            if isinstance(exc, litellm.Timeout) and attempt_bound is not None:
+                lost += attempt_bound  # it may have been answered, and billed
+            # Another attempt may be billed too: made only when the limits have room for it.
+            if attempt > max_retries or (more_room is not None and not await more_room()):
                 raise LLMError(
                     f"{model}: gave up after {attempt} attempts: {exc}",
                     permanent=False,
                     attempts=attempt,
                     summary=f"{_summary(litellm, exc, model)}, {attempt} attempts",
+                    lost=lost,
                 ) from exc
             delay = _backoff(attempt)
             logger.warning(
@@ -254,6 +274,7 @@ async def _complete(
                 permanent=True,
                 attempts=attempt,
                 summary=_summary(litellm, exc, model),
+                lost=lost,
             ) from exc
 
         deployment = _answered_by(target, response)
@@ -264,7 +285,11 @@ async def _complete(
         cost += pricing.cost(litellm, response, answered_model, deployment)
         message = response.choices[0].message
         content = message.content or ""
-        if is_empty_reply(content) and attempt <= max_retries:
+        if (
+            is_empty_reply(content)
+            and attempt <= max_retries
+            and (more_room is None or await more_room())
+        ):
             delay = _backoff(attempt)
             logger.warning("%s: empty reply; retry %d in %.2fs", model, attempt, delay)
             await _pause(delay)
@@ -281,9 +306,12 @@ async def _complete(
         cost_usd=cost,
         latency_ms=int((time.monotonic() - started) * 1000),
         attempts=attempt,
+        started_at=started_at,
+        ended_at=timezone.now(),
         raw_content=raw,
         reasoning_content=_text(getattr(message, "reasoning_content", None)),
         deployment=deployment.id if deployment else "",
+        lost=lost,
     )
 
 
@@ -302,10 +330,17 @@ async def acomplete(
     step: str = "",
     role: str = "",
     max_tokens: int | None = None,
+    attempt_bound: Lost | None = None,
+    more_room=None,
 ) -> LLMResponse:
     """`complete` as a coroutine on the calls' loop, without a spender (its caller reserves
     and settles, on its own thread: the spending limits live in the database). Every call,
-    `complete`'s own and those of `complete_concurrently`, is made by this."""
+    `complete`'s own and those of `complete_concurrently`, is made by this.
+
+    For a call its caller reserved: `attempt_bound` is the most one attempt may cost (an
+    attempt cut off at the timeout is counted at it, `LLMResponse.lost`), and `more_room()`
+    (awaited before each retry) says whether the limits have room for another attempt; when
+    they have not, the call ends as its last attempt left it."""
     return await _complete(
         routing.config().target(model, step=step, role=role),
         messages=messages,
@@ -313,6 +348,8 @@ async def acomplete(
         timeout=timeout,
         max_retries=max_retries,
         max_tokens=max_tokens,
+        attempt_bound=attempt_bound,
+        more_room=more_room,
     )
 
 
@@ -350,7 +387,10 @@ def complete_concurrently(
         return errors
     items = [(key, dict(kwargs)) for key, kwargs in calls.items()]
     reservations, refused, stop = spending.reserve_all(items, reserved)
-    waiting = [(key, kwargs) for key, kwargs in items if key in reservations]
+    attempts = spending.Attempts.of_step(reservations, items)
+    waiting = [
+        (key, {**kwargs, **attempts.kwargs(key)}) for key, kwargs in items if key in reservations
+    ]
     waiting.reverse()
     if stop is not None:
         started = False
@@ -371,6 +411,7 @@ def complete_concurrently(
         if not store_settles:
             for key, response in answered:
                 spending.settle(reservations.pop(key), response)
+                attempts.release(key)
             on_returned(answered)
             return
         settlements = {}
@@ -382,19 +423,33 @@ def complete_concurrently(
             for settlement, _ in settlements.values():
                 if settlement is not None and not settlement.done:
                     budget_accounting.settle_now(*settlement.statement())
+            for key in settlements:
+                attempts.release(key)
+
+    def failed(key, exc) -> None:
+        spending.settle(
+            reservations.pop(key),
+            None,
+            lost=getattr(exc, "lost", None),
+            model=attempts.model(key),
+        )
+        attempts.release(key)
 
     submit_more()
     try:
         while futures:
-            returned, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+            returned, _ = wait([*futures, attempts.desk.wake], return_when=FIRST_COMPLETED)
+            attempts.serve()  # calls asking for room for one more attempt
             answered, fatal = [], None
             for future in returned:
+                if future not in futures:
+                    continue
                 key = futures.pop(future)
                 exc = future.exception()
                 if exc is None:
                     answered.append((key, future.result()))
                     continue
-                spending.settle(reservations.pop(key), None)
+                failed(key, exc)
                 if isinstance(exc, LLMError):
                     on_failed(key, exc)
                     errors.append(exc)
@@ -406,9 +461,15 @@ def complete_concurrently(
                 hand_over(answered)
             if fatal is not None:
                 # A call in flight may have reached its model: it ends, and it counts.
-                wait(list(futures))
-                for key in futures.values():
-                    spending.settle(reservations.pop(key), None)
+                while not all(f.done() for f in futures):
+                    wait([*futures, attempts.desk.wake], return_when=FIRST_COMPLETED)
+                    attempts.serve()
+                for future, key in futures.items():
+                    if future.exception() is None:  # a reply not kept is paid for all the same
+                        spending.settle(reservations.pop(key), future.result())
+                        attempts.release(key)
+                    else:
+                        failed(key, future.exception())
                 futures.clear()
                 raise fatal
     finally:

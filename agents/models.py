@@ -115,10 +115,27 @@ class GatewayCall(models.Model):
     tokens_out = models.PositiveIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    # Counted against the spending limits for attempts whose outcome is unknown, at the most
+    # each could cost; not in `DONE_FIELDS`: added to (`lost_sql`), never overwritten.
+    lost_tokens_in = models.PositiveIntegerField(default=0)
+    lost_tokens_out = models.PositiveIntegerField(default=0)
+    lost_cost_usd = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        default=0,
+        help_text="Counted against the spending limits, at the most they could cost, for "
+        "attempts whose outcome is unknown: cut off at the timeout, or in flight when a worker "
+        "died (the provider may have billed them).",
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its first attempt was sent (empty: not measured)."
+    )
+    completed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the reply came back, or the call failed."
+    )
 
     # What `done_fields` sets, for bulk updates.
     DONE_FIELDS = (
@@ -136,6 +153,7 @@ class GatewayCall(models.Model):
         "latency_ms",
         "attempts",
         "error",
+        "started_at",
         "completed_at",
     )
 
@@ -153,6 +171,27 @@ class GatewayCall(models.Model):
     @property
     def raw_reasoning(self) -> str:
         return pg_text.unescape(self.reasoning_content, self.raw_escaped)
+
+    @classmethod
+    def lost_sql(cls, lost) -> dict[str, tuple[str, list[Any]]]:
+        """`lost` (an `agents.errors.Lost`) added to the call's lost fields, as SQL by field
+        name (`one_statement.update(raw=...)`); empty when there is nothing to add."""
+        if not lost:
+            return {}
+        return {
+            "lost_tokens_in": ("lost_tokens_in + %s", [lost.tokens_in]),
+            "lost_tokens_out": ("lost_tokens_out + %s", [lost.tokens_out]),
+            "lost_cost_usd": ("lost_cost_usd + %s", [lost.cost_usd]),
+        }
+
+    @classmethod
+    def lost_added(cls, lost) -> dict[str, Any]:
+        """`lost` added to the call's lost fields, for `QuerySet.update`."""
+        return {
+            "lost_tokens_in": models.F("lost_tokens_in") + lost.tokens_in,
+            "lost_tokens_out": models.F("lost_tokens_out") + lost.tokens_out,
+            "lost_cost_usd": models.F("lost_cost_usd") + lost.cost_usd,
+        }
 
     @classmethod
     def done_fields(
@@ -177,7 +216,8 @@ class GatewayCall(models.Model):
             "latency_ms": response.latency_ms,
             "attempts": response.attempts,
             "error": pg_text.clean_text(error),
-            "completed_at": timezone.now(),
+            "started_at": response.started_at,
+            "completed_at": response.ended_at or timezone.now(),
         }
 
 

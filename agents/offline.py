@@ -21,22 +21,20 @@ from litellm import CustomLLM
 from litellm.types.utils import Usage
 
 from agents.responders import reply_to
+from agents.tokens import offline_tokens
 
 __all__ = ["OfflineDebateModel", "reply_to"]
 
 
-def _estimate_tokens(text: str) -> int:
-    """A deterministic token estimate (about four characters a token)."""
-    return max(1, len(text) // 4)
-
-
 class OfflineDebateModel(CustomLLM):
-    def _respond(self, model, messages, model_response):
+    def _respond(self, model, messages, model_response, max_tokens=None):
         content = reply_to(messages)
         prompt_text = "".join(m.get("content") or "" for m in messages)
         model_response.choices[0].message.content = content
         model_response.model = model
-        prompt_tokens, completion_tokens = _estimate_tokens(prompt_text), _estimate_tokens(content)
+        prompt_tokens, completion_tokens = offline_tokens(prompt_text), offline_tokens(content)
+        if max_tokens:  # a model's reply stops at max_tokens: never billed beyond it
+            completion_tokens = min(completion_tokens, max_tokens)
         model_response.usage = Usage(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -50,10 +48,16 @@ class OfflineDebateModel(CustomLLM):
         latency = settings.DEBATE_OFFLINE_LATENCY
         if latency:
             time.sleep(latency)
-        return self._respond(model, messages, kwargs["model_response"])
+        return self._respond(model, messages, kwargs["model_response"], _max_tokens(kwargs))
 
     async def acompletion(self, model, messages, *args, **kwargs):
         latency = settings.DEBATE_OFFLINE_LATENCY
         if latency:
             await asyncio.sleep(latency)
-        return self._respond(model, messages, kwargs["model_response"])
+        return self._respond(model, messages, kwargs["model_response"], _max_tokens(kwargs))
+
+
+def _max_tokens(kwargs) -> int | None:
+    params = kwargs.get("optional_params") or {}
+    value = params.get("max_tokens") or params.get("max_completion_tokens")
+    return value if isinstance(value, int) and value > 0 else None

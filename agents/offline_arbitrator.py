@@ -15,6 +15,11 @@ prompt's own checks in order.
    decides, and sets the answer's confidence: authority 0.85, freshness 0.75, completeness 0.7,
    confidence 0.7 (0.55 when the confidences are less than 0.1 apart).
 3. Nothing separates them -> ``flag_for_review`` at confidence 0.4.
+
+Before any of these, it fails safe (docs/concepts/offline-model.md): a case whose metric or
+citations the offline rule set reads as a harmful request, or one that pits a position to act
+(``act``, ``support``, ``buy``) against a refusal (``refuse``, ``veto``), is never settled in
+favour of acting: it is ``flag_for_review`` at confidence 0.4, for a person to decide.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from agents.offline_rules import read_question
+
 RE_AGENT = re.compile(r"^Agent (\d+) \((.*)\)$")
 RE_FIELD = re.compile(r"^  (value|source|period|confidence|interpretation|citation): (.*)$")
 RE_RANK = re.compile(r"\(authority rank (\d+) of \d+\)$")
@@ -32,6 +39,10 @@ RE_PAIR = re.compile(r"Agent (\d+) vs Agent (\d+)")
 RE_RULES = re.compile(r"^- Rules that fired: (.*)$", re.M)
 RE_PAIRS_LINE = re.compile(r"^- Conflicting pairs: (.*)$", re.M)
 RE_CITATION = re.compile(r"^<<<(.*)>>>$")
+RE_METRIC = re.compile(r"^- Metric: (.*)$", re.M)
+#: Positions that act and positions that refuse, as claims from a debate state them.
+ACTING = frozenset({"act", "support", "buy"})
+REFUSING = frozenset({"refuse", "veto"})
 
 
 @dataclass
@@ -46,6 +57,7 @@ class ShownClaim:
     end: date | None = None
     confidence: float = 0.0
     citation: str = ""
+    interpretation: str = ""
 
     @property
     def period_key(self):
@@ -90,6 +102,8 @@ def _claims(prompt: str) -> list[ShownClaim]:
             claim.period = value.rsplit(" (", 1)[0]
         elif name == "confidence":
             claim.confidence = float(value)
+        elif name == "interpretation" and value != "none":
+            claim.interpretation = value.strip().lower()
         elif name == "citation":
             quoted = RE_CITATION.match(value)
             claim.citation = quoted.group(1) if quoted else ""
@@ -152,6 +166,28 @@ def _criteria(best: ShownClaim, rival: ShownClaim) -> tuple[str, float, str]:
     return "", 0.4, ""
 
 
+def _fail_safe(prompt: str, claims: list[ShownClaim]) -> str | None:
+    """Why this case must go to a person rather than be settled, or None."""
+    metric = RE_METRIC.search(prompt)
+    for text in [metric.group(1) if metric else "", *(c.citation for c in claims)]:
+        reading = read_question(text) if text else None
+        if reading is not None and reading.harmful:
+            return (
+                f"The case concerns a request the offline rule set reads as harmful "
+                f"({reading.describe()}). The offline arbitrator does not settle it; a person "
+                "should."
+            )
+    acting = [c for c in claims if c.interpretation in ACTING]
+    refusing = [c for c in claims if c.interpretation in REFUSING]
+    if acting and refusing:
+        return (
+            f"{refusing[0].describe()} refuses where {acting[0].describe()} would act. A "
+            "refusal is not overruled on source, freshness or confidence alone: a person "
+            "should decide."
+        )
+    return None
+
+
 def arbitration_reply(prompt: str) -> str:
     claims = _claims(prompt)
     if len(claims) < 2:
@@ -162,6 +198,9 @@ def arbitration_reply(prompt: str) -> str:
             "I could not read the claims I was asked to arbitrate.",
             None,
         )
+    unsafe = _fail_safe(prompt, claims)
+    if unsafe is not None:
+        return _reply("neither_valid", "flag_for_review", 0.4, unsafe, None)
     by_slot = {c.slot: c for c in claims}
     pairs_line = RE_PAIRS_LINE.search(prompt)
     pairs = [

@@ -51,16 +51,6 @@ def priced_here(model: str, deployment: routing.Deployment | None) -> bool:
     )
 
 
-def estimate_cost(target: routing.Target, *, tokens_in: int, tokens_out: int) -> Decimal:
-    """The most a call to `target` may cost: its dearest deployment's prices."""
-    candidates = [(d.model, d) for d in target.deployments] or [(target.name, None)]
-    costs = []
-    for model, deployment in candidates:
-        price_in, price_out = price(model, deployment)
-        costs.append(price_in * tokens_in + price_out * tokens_out)
-    return max(costs)
-
-
 def cost(litellm, response, model: str, deployment: routing.Deployment | None = None) -> Decimal:
     if is_offline_model(model):
         return Decimal(0)

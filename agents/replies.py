@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+
+from agents.errors import Lost
 
 
 @dataclass(frozen=True)
@@ -20,3 +23,9 @@ class LLMResponse:
     reasoning_content: str = ""
     # The routing deployment that answered ("reasoning-2"); empty for a model called directly.
     deployment: str = ""
+    # Attempts before the reply that were cut off at the timeout, counted at their most
+    # (`agents.errors.Lost`): the spending limits count them with the reply.
+    lost: Lost = Lost()
+    # When the first attempt was sent and the reply came back (wall clock; None: not measured).
+    started_at: dt.datetime | None = None
+    ended_at: dt.datetime | None = None

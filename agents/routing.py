@@ -52,11 +52,15 @@ ARBITRATOR_ROLE = "arbitrator"
 @dataclass(frozen=True)
 class Deployment:
     """One place a group's calls can go: litellm parameters (`model`, `api_base`, `api_key` as
-    `os.environ/NAME`, ...) under an id that calls record."""
+    `os.environ/NAME`, ...) under an id that calls record, and the provider's limits on it
+    (`rpm`, `tpm`: requests and tokens per minute, kept by every worker together:
+    `agents.provider_limits`)."""
 
     id: str
     group: str
     params: dict[str, Any] = field(hash=False, compare=False)
+    rpm: int | None = None
+    tpm: int | None = None
 
     @property
     def model(self) -> str:
@@ -93,8 +97,22 @@ def _deployments(group: str, entries: Any) -> tuple[Deployment, ...]:
         name = str(params.pop("name", "") or f"{group}-{i}")
         if not isinstance(params.get("model"), str) or not params["model"].strip():
             raise ImproperlyConfigured(f"DEBATE_MODEL_GROUPS[{group!r}] entry {i} has no 'model'.")
-        found.append(Deployment(id=name, group=group, params=params))
+        limits = {key: _limit(group, i, key, params.pop(key, None)) for key in ("rpm", "tpm")}
+        found.append(Deployment(id=name, group=group, params=params, **limits))
     return tuple(found)
+
+
+def _limit(group: str, i: int, key: str, value: Any) -> int | None:
+    """A deployment's `rpm` or `tpm`: a whole number above 0, or absent (no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ImproperlyConfigured(
+            f"DEBATE_MODEL_GROUPS[{group!r}] entry {i}: {key!r} must be a whole number above 0 "
+            f"(the provider's {'requests' if key == 'rpm' else 'tokens'} per minute), not "
+            f"{value!r}."
+        )
+    return value
 
 
 class RoutingConfig:

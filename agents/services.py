@@ -48,13 +48,19 @@ def agent_protocols_clean(protocols: Iterable[str]) -> list[str]:
 VETO_PERMISSION = "agents.change_agent_veto"
 
 
+#: What makes a veto-capable agent the one it is: changing any of them could sideline its veto
+#: (another role, no protocols, a prompt or a model that never vetoes).
+VETO_AGENT_FIELDS = ("is_active", "role", "protocols", "system_prompt", "model_name")
+
+
 def veto_power_changes(agent: Agent | None, data: dict) -> list[str]:
     """The fields of `data` that would change `agent`'s veto power (a new agent when None):
-    whether it can veto, its threshold, and whether a veto-capable agent takes part."""
+    whether it can veto, its threshold, and, for an agent that can veto, whether it takes part,
+    its role, its protocols, its prompt and its model."""
     current = agent or Agent()
     fields = ["can_veto", "veto_risk_threshold"]
     if current.can_veto or data.get("can_veto"):
-        fields.append("is_active")
+        fields.extend(VETO_AGENT_FIELDS)
     if agent is None and not data.get("can_veto"):
         return []  # a new agent without a veto: its threshold means nothing yet
     return [f for f in fields if f in data and data[f] != getattr(current, f)]

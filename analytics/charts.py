@@ -135,11 +135,16 @@ def agreement_distribution(filters: Filters, memo: dict | None = None) -> ChartS
     return spec
 
 
+def _periods(filters: Filters, memo: dict | None) -> list[dict]:
+    """`selectors.per_period` for every day (or week) of the range, empty ones as zeros."""
+    found = _once(memo, selectors.per_period, filters)
+    empty = dict.fromkeys(selectors.PER_PERIOD, 0)
+    return [found.get(d, empty) for d in filters.buckets()]
+
+
 def review_rates(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    found = selectors.review_rates(filters)
-    days = filters.buckets()
+    rows = _periods(filters, memo)
     empty = {"completed": 0, "sent": 0, "resolved": 0, "overridden": 0}
-    rows = [found.get(d, empty) for d in days]
     total = {k: sum(r[k] for r in rows) for k in empty}
     spec = ChartSpec(
         id="review-rates",
@@ -176,25 +181,43 @@ def _pct(part: int, whole: int) -> str:
 
 
 def agreement_with_reviewers(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    report = selectors.agreement_with_reviewers(filters)
-    groups = [report.figures.overall, *report.figures.by_protocol]
-    labels = ["all" if g.key == "all" else g.key for g in groups]
-    spec = ChartSpec(
+    found = selectors.agreement_with_reviewers(filters)
+    keys = ["", *sorted(k for k in found if k)]
+    figures = [found[k] for k in keys]
+    overall = found[""]
+    return ChartSpec(
         id="ground-truth",
         title="Agreement with reviewers: debate, majority vote, single agent",
         kind="bar",
-        labels=labels,
+        labels=[k or "all" for k in keys],
         series=[
-            Series("debate", [g.debate.rate for g in groups], kind="bar"),
-            Series("majority vote", [g.majority.rate for g in groups], kind="bar"),
-            Series("single agent", [g.single_agent.rate for g in groups], kind="bar"),
             Series(
-                "labelled debates (n)", [g.labelled for g in groups], hidden=True, percent=False
+                "debate", [_rate(f["debate_agreed"], f["resolved"]) for f in figures], kind="bar"
             ),
             Series(
-                "single answers (n)", [g.single_agent.n for g in groups], hidden=True, percent=False
+                "majority vote",
+                [_rate(f["majority_agreed"], f["resolved"]) for f in figures],
+                kind="bar",
             ),
-            Series("override rate", [g.override_rate for g in groups], hidden=True),
+            Series(
+                "single agent",
+                [_rate(f["single_agreed"], f["single_answers"]) for f in figures],
+                kind="bar",
+            ),
+            Series(
+                "labelled debates (n)", [f["resolved"] for f in figures], hidden=True, percent=False
+            ),
+            Series(
+                "single answers (n)",
+                [f["single_answers"] for f in figures],
+                hidden=True,
+                percent=False,
+            ),
+            Series(
+                "override rate",
+                [_rate(f["resolved"] - f["debate_agreed"], f["resolved"]) for f in figures],
+                hidden=True,
+            ),
         ],
         y_title="agreement with the reviewers' verdict",
         y_max=1,
@@ -202,13 +225,10 @@ def agreement_with_reviewers(filters: Filters, memo: dict | None = None) -> Char
         by_label=True,
         row_heading="protocol",
         description=(
-            f"Over {report.debates} debates finished in the range"
-            f"{' (the newest ' + str(report.limit) + ' only)' if report.truncated else ''}, "
-            f"{report.figures.overall.labelled} labelled by reviewers. Date and protocol "
-            "filters apply; schedule and model do not."
+            f"{overall['resolved']} debates in the range labelled by reviewers (the verdict of a "
+            "resolved review: the decision upheld, or the reviewer's own)."
         ),
     )
-    return spec
 
 
 def position_changes(filters: Filters, memo: dict | None = None) -> ChartSpec:
@@ -237,10 +257,7 @@ def position_changes(filters: Filters, memo: dict | None = None) -> ChartSpec:
 
 
 def cost_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    found = _once(memo, selectors.usage_over_time, filters)
-    days = filters.buckets()
-    empty = {"cost": 0.0, "tokens_in": 0, "tokens_out": 0}
-    rows = [found.get(d, empty) for d in days]
+    rows = [{**r, "cost": float(r["cost_usd"])} for r in _periods(filters, memo)]
     spec = ChartSpec(
         id="cost-over-time",
         title=f"Cost {_per_period(filters)} (USD)",
@@ -264,9 +281,7 @@ def cost_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
 
 
 def tokens_over_time(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    found = _once(memo, selectors.usage_over_time, filters)
-    days = filters.buckets()
-    rows = [found.get(d, {"tokens_in": 0, "tokens_out": 0}) for d in days]
+    rows = _periods(filters, memo)
     return ChartSpec(
         id="tokens-over-time",
         title=f"Tokens {_per_period(filters)}",
@@ -318,11 +333,11 @@ def usage_by_model(filters: Filters, memo: dict | None = None) -> ChartSpec:
 
 
 def failures(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    debates = selectors.failures_over_time(filters)
-    calls = selectors.call_retries_over_time(filters)
-    days = filters.buckets()
-    d_rows = [debates.get(d, {"finished": 0, "failed": 0, "retried": 0}) for d in days]
-    c_rows = [calls.get(d, {"calls": 0, "retried": 0, "failed": 0}) for d in days]
+    d_rows = _periods(filters, memo)
+    c_rows = [
+        {"calls": r["calls"], "retried": r["calls_retried"], "failed": r["calls_failed"]}
+        for r in d_rows
+    ]
     finished = sum(r["finished"] for r in d_rows)
     failed = sum(r["failed"] for r in d_rows)
     all_calls = sum(r["calls"] for r in c_rows)

@@ -1,42 +1,26 @@
-"""Reads for the analytics page: aggregate SQL over the debates of a range, one query per figure
-(grouped and counted in PostgreSQL, never a Python loop over debates), whatever their number.
+"""Reads for the analytics page, from the daily roll-ups (`analytics.rollups`): a few rows per
+day, grouped and summed in PostgreSQL, one query per figure whatever the number of debates.
 
-Every read takes `Filters`: a date range (days in the server's time zone, both ends inclusive)
-and optionally a protocol, a schedule and a model (debates with at least one call answered by
-that model). Agreement with reviewers comes from `evaluation.ground_truth.ground_truth_report`.
+Every read takes `Filters`: a date range (days in the server's time zone, both ends inclusive,
+by the day a debate was created) and optionally a protocol, a schedule and a model (debates
+with at least one call answered by that model). The figures count finished debates (completed
+or failed); a debate still running is counted once it ends. Agreement with reviewers comes from
+`evaluation.ground_truth.ground_truth_report`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.core.cache import cache
-from django.db.models import (
-    Case,
-    CharField,
-    Count,
-    Exists,
-    F,
-    FloatField,
-    IntegerField,
-    Max,
-    OuterRef,
-    Q,
-    QuerySet,
-    Sum,
-    Value,
-    When,
-)
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Coalesce, Floor, Least, TruncDate, TruncWeek
+from django.db.models import DateField, QuerySet, Sum
+from django.db.models.functions import Trunc
 from django.utils import timezone
 
-from debates.models import Debate, LLMCall, Statement
-from evaluation.ground_truth import GroundTruthReport, ground_truth_report
-from protocols import PROTOCOLS
+from analytics import rollups
+from analytics.models import DailyAgents, DailyDebates, DailyOutcomes
+from schedules.models import DebateSchedule
 
 #: Longer ranges are counted by week rather than by day.
 MAX_DAYS_BY_DAY = 92
@@ -77,239 +61,182 @@ class Filters:
         return days
 
 
-def debates(filters: Filters) -> QuerySet[Debate]:
-    """The debates created in the range that match the filters."""
-    qs = Debate.objects.filter(created_at__gte=filters.start, created_at__lt=filters.end)
+def rows(model, filters: Filters, *, every_model: bool = False) -> QuerySet:
+    """The roll-up rows of `model` in the range that match the filters: under the model filter
+    ("" rows: every debate), or with `every_model` one row per model instead (only the filter's
+    model when it has one)."""
+    qs = model.objects.filter(day__gte=filters.since, day__lte=filters.until)
     if filters.protocol:
         qs = qs.filter(protocol=filters.protocol)
     if filters.schedule_id:
         qs = qs.filter(schedule_id=filters.schedule_id)
-    if filters.model:
-        qs = qs.filter(
-            Exists(LLMCall.objects.filter(debate_id=OuterRef("pk"), model=filters.model))
-        )
-    return qs
+    if every_model and not filters.model:
+        return qs.exclude(model="")
+    return qs.filter(model=filters.model)
 
 
-def _bucket(filters: Filters, field: str = "created_at"):
-    tz = timezone.get_current_timezone()
-    return TruncWeek(field, tzinfo=tz) if filters.by_week else TruncDate(field, tzinfo=tz)
+def _bucket(filters: Filters):
+    return Trunc("day", "week" if filters.by_week else "day", output_field=DateField())
+
+
+def _grouped(qs: QuerySet, keys: list, sums: dict[str, str]) -> list[dict]:
+    """`qs` grouped by `keys` (field names, or (name, expression) pairs), with each of `sums`
+    (name: field) added up; groups whose sums are all 0 (a debate counted, then taken away)
+    are left out."""
+    computed = {k[0]: k[1] for k in keys if isinstance(k, tuple)}
+    group = [k[0] if isinstance(k, tuple) else k for k in keys]
+    found = (
+        qs.annotate(**computed)
+        .values(*group)
+        .annotate(**{name: Sum(field) for name, field in sums.items()})
+        .order_by()
+    )
+    return [r for r in found if any(r[name] for name in sums)]
 
 
 def _day(value) -> dt.date:
     return value.date() if isinstance(value, dt.datetime) else value
 
 
-EFFECTIVE_DECISION = Case(
-    When(~Q(decision_override=""), then=F("decision_override")),
-    default=F("decision"),
-    output_field=CharField(),
-)
-
-
 def decisions_over_time(filters: Filters) -> dict[tuple[dt.date, str], int]:
     """Completed debates per day (or week) and effective decision (a reviewer's override,
     else the rules')."""
-    rows = (
-        debates(filters)
-        .filter(status=Debate.Status.COMPLETED)
-        .annotate(bucket=_bucket(filters), effective=EFFECTIVE_DECISION)
-        .values("bucket", "effective")
-        .annotate(n=Count("id"))
-        .order_by()
+    found = _grouped(
+        rows(DailyOutcomes, filters),
+        [("bucket", _bucket(filters)), "decision"],
+        {"n": "n"},
     )
-    return {(_day(r["bucket"]), r["effective"]): r["n"] for r in rows}
+    return {(_day(r["bucket"]), r["decision"]): r["n"] for r in found}
 
 
 def decisions_by_protocol(filters: Filters) -> dict[tuple[str, str], int]:
-    rows = (
-        debates(filters)
-        .filter(status=Debate.Status.COMPLETED)
-        .annotate(effective=EFFECTIVE_DECISION)
-        .values("protocol", "effective")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    return {(r["protocol"], r["effective"]): r["n"] for r in rows}
+    found = _grouped(rows(DailyOutcomes, filters), ["protocol", "decision"], {"n": "n"})
+    return {(r["protocol"], r["decision"]): r["n"] for r in found}
 
 
 def decisions_by_schedule(filters: Filters) -> dict[tuple[str, str], int]:
     """Per schedule name (debates not from a schedule under `NO_SCHEDULE`)."""
-    rows = (
-        debates(filters)
-        .filter(status=Debate.Status.COMPLETED)
-        .annotate(
-            effective=EFFECTIVE_DECISION,
-            schedule_name=Coalesce(F("schedule__name"), Value(NO_SCHEDULE)),
+    found = _grouped(rows(DailyOutcomes, filters), ["schedule_id", "decision"], {"n": "n"})
+    names = dict(
+        DebateSchedule.objects.filter(pk__in={r["schedule_id"] for r in found}).values_list(
+            "pk", "name"
         )
-        .values("schedule_name", "effective")
-        .annotate(n=Count("id"))
-        .order_by()
     )
-    return {(r["schedule_name"], r["effective"]): r["n"] for r in rows}
+    counts: dict[tuple[str, str], int] = {}
+    for r in found:
+        name = names.get(r["schedule_id"], NO_SCHEDULE)
+        counts[(name, r["decision"])] = counts.get((name, r["decision"]), 0) + r["n"]
+    return counts
 
 
 AGREEMENT_BANDS = 10
 
 
-def agreement_recorded() -> list[tuple[str, float]]:
-    """Where the registered protocols' rules record how much the agents agreed: (metadata key,
-    factor to a percentage), each once, in the registry's order."""
-    found = (cls.agreement_metadata for cls in PROTOCOLS.values() if not cls.is_selector)
-    return list(dict.fromkeys(m for m in found if m is not None))
-
-
-def _agreement_percent():
-    """A debate's agreement in percent, from the key its protocol's rules record it under."""
-    parts = [
-        Cast(KT(f"metadata__{key}"), FloatField()) * factor
-        if factor != 1
-        else Cast(KT(f"metadata__{key}"), FloatField())
-        for key, factor in agreement_recorded()
-    ]
-    if not parts:
-        return Value(None, output_field=FloatField())
-    return Coalesce(*parts) if len(parts) > 1 else parts[0]
-
-
 def agreement_distribution(filters: Filters) -> dict[tuple[int, str], int]:
     """Completed debates per band of agreement (0-9: 0-10 %, ..., 90-100 %) and protocol, for
-    the protocols whose rules record one (`DebateProtocol.agreement_metadata`)."""
-    agreement = _agreement_percent()
-    rows = (
-        debates(filters)
-        .filter(status=Debate.Status.COMPLETED)
-        .annotate(agreement=agreement)
-        .filter(agreement__isnull=False)
-        .annotate(band=Least(Cast(Floor(F("agreement") / 10), IntegerField()), Value(9)))
-        .values("band", "protocol")
-        .annotate(n=Count("id"))
-        .order_by()
+    the protocols whose rules record one (`Debate.agreement`)."""
+    found = _grouped(
+        rows(DailyOutcomes, filters).filter(agreement_band__gte=0),
+        ["agreement_band", "protocol"],
+        {"n": "n"},
     )
-    return {(r["band"], r["protocol"]): r["n"] for r in rows}
+    return {(r["agreement_band"], r["protocol"]): r["n"] for r in found}
 
 
-def review_rates(filters: Filters) -> dict[dt.date, dict[str, int]]:
-    """Per day: completed debates, those sent to review, those reviewed (resolved), and those
-    whose decision a reviewer overrode."""
-    rows = (
-        debates(filters)
-        .filter(status=Debate.Status.COMPLETED)
-        .annotate(bucket=_bucket(filters))
-        .values("bucket")
-        .annotate(
-            completed=Count("id"),
-            sent=Count("id", filter=~Q(review_status="")),
-            resolved=Count("id", filter=Q(review_status=Debate.ReviewStatus.RESOLVED)),
-            overridden=Count(
-                "id", filter=~Q(decision_override="") & ~Q(decision_override=F("decision"))
-            ),
-        )
-        .order_by()
+#: What `per_period` adds up per day or week (the fields of `DailyDebates`).
+PER_PERIOD = (
+    "finished",
+    "completed",
+    "failed",
+    "retried",
+    "sent",
+    "resolved",
+    "overridden",
+    "cost_usd",
+    "tokens_in",
+    "tokens_out",
+    "calls",
+    "calls_retried",
+    "calls_failed",
+)
+
+
+def per_period(filters: Filters) -> dict[dt.date, dict[str, int | Decimal]]:
+    """Per day (or week): finished debates, completed, failed, retried (started more than once:
+    a retry after a transient failure, a crash or a re-run); of the completed, those sent to
+    review, reviewed (resolved) and overridden; what their calls cost (USD) and their tokens in
+    and out; their LLM calls, those that needed more than one attempt and those that failed.
+    Periods with none are left out."""
+    found = _grouped(
+        rows(DailyDebates, filters), [("bucket", _bucket(filters))], {k: k for k in PER_PERIOD}
     )
-    return {_day(r.pop("bucket")): r for r in rows}
+    return {_day(r.pop("bucket")): r for r in found}
 
 
-#: How long a ground-truth report is kept for the same range and the same labelled data.
-GROUND_TRUTH_CACHE_SECONDS = 600
+LABELLED_FIGURES = (
+    "resolved",
+    "debate_agreed",
+    "majority_agreed",
+    "single_answers",
+    "single_agreed",
+)
 
 
-def agreement_with_reviewers(filters: Filters) -> GroundTruthReport:
-    """The ground-truth report over the debates finished in the range (date and protocol
-    filters only: the report has no schedule or model filter of its own).
+def agreement_with_reviewers(filters: Filters) -> dict[str, dict[str, int]]:
+    """Per protocol, and under "" over all: labelled debates (`resolved`), those whose decision
+    the reviewers upheld (`debate_agreed`), those whose majority vote had the verdict
+    (`majority_agreed`), and the agents' independent answers and how many had it."""
+    found = _grouped(rows(DailyDebates, filters), ["protocol"], {k: k for k in LABELLED_FIGURES})
+    by_protocol = {r.pop("protocol"): r for r in found}
+    by_protocol[""] = {k: sum(r[k] for r in by_protocol.values()) for k in LABELLED_FIGURES}
+    return by_protocol
 
-    The report reads up to 10,000 debates and computes in Python (about 2-3 s at that size),
-    so it is cached, keyed by the range and by a fingerprint of what it reads (one aggregate
-    query: how many debates finished, were resolved or overridden, and the last finish): a
-    debate finishing or a review being resolved gives a new key, so the figures are never
-    older than the data; other changes (a baseline backfill) show within 10 minutes."""
-    finished = Debate.objects.filter(
-        status=Debate.Status.COMPLETED,
-        completed_at__gte=filters.start,
-        completed_at__lt=filters.end,
+
+def verdicts(filters: Filters) -> dict[tuple[str, str], int]:
+    """Labelled completed debates per protocol and what the debate did against the majority
+    vote, by the reviewers' verdict (`rollups.VERDICTS`)."""
+    found = _grouped(
+        rows(DailyOutcomes, filters).exclude(verdict=""), ["protocol", "verdict"], {"n": "n"}
     )
-    if filters.protocol:
-        finished = finished.filter(protocol=filters.protocol)
-    fingerprint = finished.aggregate(
-        n=Count("id"),
-        resolved=Count("id", filter=Q(review_status=Debate.ReviewStatus.RESOLVED)),
-        overridden=Count("id", filter=~Q(decision_override="")),
-        last=Max("completed_at"),
-        reviewed=Max("updated_at", filter=~Q(review_status="")),
+    return {(r["protocol"], r["verdict"]): r["n"] for r in found}
+
+
+def calibration(filters: Filters) -> dict[tuple[int, bool], int]:
+    """Labelled completed debates per band of decision confidence (0-9) and whether the
+    reviewers upheld the decision."""
+    found = _grouped(
+        rows(DailyOutcomes, filters).exclude(verdict="").filter(confidence_band__gte=0),
+        ["confidence_band", "verdict"],
+        {"n": "n"},
     )
-    key = (
-        "analytics:ground-truth:"
-        + hashlib.blake2b(
-            repr(
-                (filters.start, filters.end, filters.protocol, sorted(fingerprint.items()))
-            ).encode(),
-            digest_size=12,
-        ).hexdigest()
-    )
-    return cache.get_or_set(
-        key,
-        lambda: ground_truth_report(
-            since=filters.start, until=filters.end, protocol=filters.protocol
-        ),
-        GROUND_TRUTH_CACHE_SECONDS,
-    )
+    counts: dict[tuple[int, bool], int] = {}
+    for r in found:
+        key = (r["confidence_band"], r["verdict"] in rollups.RIGHT)
+        counts[key] = counts.get(key, 0) + r["n"]
+    return counts
 
 
 def position_changes(filters: Filters) -> dict[str, dict[str, int]]:
-    """Per agent (by name): statements that revise an earlier position, and how many of them
-    changed it."""
-    rows = (
-        Statement.objects.filter(debate__in=debates(filters).values("id"))
-        .exclude(previous_decision="")
-        .values("participant__name")
-        .annotate(
-            changed=Count("id", filter=~Q(previous_decision=F("decision"))),
-            kept=Count("id", filter=Q(previous_decision=F("decision"))),
-        )
-        .order_by()
-    )
-    return {r["participant__name"]: {"changed": r["changed"], "kept": r["kept"]} for r in rows}
-
-
-def usage_over_time(filters: Filters) -> dict[dt.date, dict[str, float]]:
-    """Per day: cost (USD) and tokens in and out of the debates created that day."""
-    rows = (
-        debates(filters)
-        .annotate(bucket=_bucket(filters))
-        .values("bucket")
-        .annotate(
-            cost=Coalesce(Sum("cost_usd"), Value(Decimal(0))),
-            tokens_in=Coalesce(Sum("tokens_in"), Value(0)),
-            tokens_out=Coalesce(Sum("tokens_out"), Value(0)),
-        )
-        .order_by()
-    )
-    return {
-        _day(r["bucket"]): {
-            "cost": float(r["cost"]),
-            "tokens_in": r["tokens_in"],
-            "tokens_out": r["tokens_out"],
-        }
-        for r in rows
-    }
+    """Per agent (by display name): statements that revise an earlier position, and how many of
+    them changed it."""
+    found = _grouped(rows(DailyAgents, filters), ["agent"], {"changed": "changed", "kept": "kept"})
+    return {r.pop("agent"): r for r in found}
 
 
 def usage_by_model(filters: Filters) -> dict[str, dict[str, float]]:
     """Per model that answered: calls, cost (USD), tokens in and out, over the debates of the
-    range."""
-    calls = LLMCall.objects.filter(debate__in=debates(filters).values("id"))
-    if filters.model:
-        calls = calls.filter(model=filters.model)
-    rows = (
-        calls.values("model")
-        .annotate(
-            calls=Count("id"),
-            cost=Coalesce(Sum("cost_usd"), Value(Decimal(0))),
-            tokens_in=Coalesce(Sum("tokens_in"), Value(0)),
-            tokens_out=Coalesce(Sum("tokens_out"), Value(0)),
-        )
-        .order_by("-cost", "model")
+    range (the model filter's own only, when it has one), most expensive first."""
+    found = _grouped(
+        rows(DailyDebates, filters, every_model=True),
+        ["model"],
+        {
+            "calls": "calls",
+            "cost": "calls_cost_usd",
+            "tokens_in": "calls_tokens_in",
+            "tokens_out": "calls_tokens_out",
+        },
     )
+    found.sort(key=lambda r: (-r["cost"], r["model"]))
     return {
         r["model"]: {
             "calls": r["calls"],
@@ -317,42 +244,5 @@ def usage_by_model(filters: Filters) -> dict[str, dict[str, float]]:
             "tokens_in": r["tokens_in"],
             "tokens_out": r["tokens_out"],
         }
-        for r in rows
+        for r in found
     }
-
-
-def failures_over_time(filters: Filters) -> dict[dt.date, dict[str, int]]:
-    """Per day: finished debates, failed ones, and those that took more than one start (a
-    retry after a transient failure, a crash or a re-run)."""
-    rows = (
-        debates(filters)
-        .filter(status__in=[Debate.Status.COMPLETED, Debate.Status.FAILED])
-        .annotate(bucket=_bucket(filters))
-        .values("bucket")
-        .annotate(
-            finished=Count("id"),
-            failed=Count("id", filter=Q(status=Debate.Status.FAILED)),
-            retried=Count("id", filter=Q(attempts__gt=1) | Q(recoveries__gt=0)),
-        )
-        .order_by()
-    )
-    return {_day(r.pop("bucket")): r for r in rows}
-
-
-def call_retries_over_time(filters: Filters) -> dict[dt.date, dict[str, int]]:
-    """Per day of the debate: LLM calls, those that needed more than one attempt, and those
-    that failed."""
-    calls = LLMCall.objects.filter(debate__in=debates(filters).values("id"))
-    if filters.model:
-        calls = calls.filter(model=filters.model)
-    rows = (
-        calls.annotate(bucket=_bucket(filters, "debate__created_at"))
-        .values("bucket")
-        .annotate(
-            calls=Count("id"),
-            retried=Count("id", filter=Q(attempts__gt=1)),
-            failed=Count("id", filter=Q(status=LLMCall.Status.FAILED)),
-        )
-        .order_by()
-    )
-    return {_day(r.pop("bucket")): r for r in rows}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
@@ -11,15 +9,21 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from analytics import rollups
 from analytics.charts import BY_ID, CHARTS
 from analytics.forms import AnalyticsFilterForm
+from api import csv_export
+from reviews.agreement import agreement_report
+
+#: Figures across every user's debates (docs: Roles): the Reviewer and Operator roles.
+FIGURES = "debates.view_figures"
 
 
 def _staff_only(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    if not request.user.is_staff:
-        raise PermissionDenied("The analytics page is for staff.")
+    if not request.user.has_perm(FIGURES):
+        raise PermissionDenied("The analytics page needs the permission to read figures.")
     return None
 
 
@@ -44,7 +48,14 @@ def analytics(request):
     return render(
         request,
         "analytics/page.html",
-        {"form": form, "filters": filters, "charts": charts, "known_models": models},
+        {
+            "form": form,
+            "filters": filters,
+            "charts": charts,
+            "known_models": models,
+            "agreement": agreement_report(),
+            "rollup_problem": rollups.problem(),
+        },
     )
 
 
@@ -63,9 +74,5 @@ def analytics_csv(request, chart_id: str):
         )
     filters = form.filters()
     spec = chart.build(filters)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
     name = f"{chart_id}_{filters.since.isoformat()}_{filters.until.isoformat()}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    writer = csv.writer(response)
-    writer.writerows(spec.csv_rows())
-    return response
+    return csv_export.rows_response(spec.csv_rows(), filename=name)

@@ -1,5 +1,6 @@
-"""CSV exports of a queryset, streamed: one query whatever the number of rows, safe to open in a
-spreadsheet.
+"""The one CSV writer every export goes through, safe to open in a spreadsheet: a queryset's
+rows streamed (one query whatever their number), or a table already in memory (`rows_response`:
+the analytics charts' numbers).
 
 A list of `Column`s says what to write (a `values()` lookup, which may cross foreign keys, or an
 ORM expression); `stream_csv` reads them with `values_list(...).iterator()`, so rows are fetched
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,7 +26,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 
 #: First characters that make a spreadsheet evaluate a cell (CSV / formula injection).
@@ -74,6 +76,21 @@ class _Line:
         return line
 
 
+def safe_lines(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """Each row as a CSV line, every cell through `safe_cell`: the one writer of every export."""
+    writer = csv.writer(_Line())
+    for row in rows:
+        yield writer.writerow([safe_cell(value) for value in row])
+
+
+def rows_response(rows: Iterable[Sequence[Any]], *, filename: str) -> HttpResponse:
+    """A `text/csv` download of a table held in memory (its first row the header)."""
+    response = HttpResponse("".join(safe_lines(rows)), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def csv_lines(queryset: QuerySet, columns: Sequence[Column]) -> Iterator[str]:
     """The header, then one line per row of `queryset` (its order kept): one query."""
     names: list[str] = []
@@ -87,15 +104,14 @@ def csv_lines(queryset: QuerySet, columns: Sequence[Column]) -> Iterator[str]:
             names.append(alias)
     if annotations:
         queryset = queryset.annotate(**annotations)
-    writer = csv.writer(_Line())
-    yield writer.writerow([safe_cell(c.header) for c in columns])
-    for row in queryset.values_list(*names).iterator(chunk_size=CHUNK_SIZE):
-        yield writer.writerow(
-            [
-                safe_cell(column.format(value) if column.format else value)
-                for column, value in zip(columns, row, strict=True)
-            ]
-        )
+    rows = (
+        [
+            column.format(value) if column.format else value
+            for column, value in zip(columns, row, strict=True)
+        ]
+        for row in queryset.values_list(*names).iterator(chunk_size=CHUNK_SIZE)
+    )
+    yield from safe_lines(itertools.chain([[c.header for c in columns]], rows))
 
 
 def filename_for(stem: str) -> str:

@@ -5,7 +5,8 @@ Services raise Django's `ValidationError` with a dict of field -> message; here 
 `service_field_names` (e.g. the service's `query` is the API's `question`).
 
 A body larger than `DATA_UPLOAD_MAX_MEMORY_SIZE` is a JSON 413, and a message never echoes
-more than an excerpt of what was sent (`EXCERPT` characters of any long string).
+more than an excerpt of what was sent (`EXCERPT` characters of any long string), nor a
+character UTF-8 cannot carry (a lone surrogate is written as its escape).
 
 `bad_request`, `not_found` and `server_error` are the site's 400, 404 and 500 handlers: JSON
 under /api/, the usual pages elsewhere.
@@ -41,16 +42,29 @@ def too_large_message() -> str:
     return f"The request body is too large: at most {limit:,} bytes ({limit / 1024 / 1024:.1f} MB)."
 
 
+def printable(text: str) -> str:
+    """`text` with what UTF-8 cannot carry (a lone surrogate, such as "\\ud800" sent in JSON)
+    written as its escape, so that echoing a client's input never breaks the response."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def shorten(data):
     """`data` (an error detail: strings, lists, dicts) with every long string cut to an
-    excerpt that says how much was left out."""
+    excerpt that says how much was left out, and every string and key printable."""
     if isinstance(data, dict):
-        return {key: shorten(value) for key, value in data.items()}
+        return {printable(str(key)): shorten(value) for key, value in data.items()}
     if isinstance(data, list):
         return [shorten(value) for value in data]
-    if isinstance(data, str) and len(data) > EXCERPT * 2:
-        text = f"{data[:EXCERPT]}… ({len(data) - EXCERPT:,} more characters left out)"
-        return exceptions.ErrorDetail(text, code=getattr(data, "code", None))
+    if isinstance(data, str):
+        text = printable(data)
+        if len(text) > EXCERPT * 2:
+            text = f"{text[:EXCERPT]}… ({len(text) - EXCERPT:,} more characters left out)"
+        if text is not data:
+            return exceptions.ErrorDetail(text, code=getattr(data, "code", None))
     return data
 
 

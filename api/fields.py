@@ -3,7 +3,13 @@ read-only text sent as null while it is empty."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from rest_framework import serializers
+
+#: The days the API reads: wide enough for any record, narrow enough that a day more or a
+#: month less is still a date (0001-01-01 minus 30 days is not).
+FIRST_DAY, LAST_DAY = dt.date(1970, 1, 1), dt.date(9998, 12, 31)
 
 
 class StrictCharField(serializers.CharField):
@@ -92,3 +98,17 @@ class FilterChoiceField(serializers.ChoiceField):
             if key.casefold() == text.casefold():
                 return self.choice_strings_to_values[key]
         self.fail("invalid_choice", input=text, valid=", ".join(self.choice_strings_to_values))
+
+
+class DayField(serializers.DateField):
+    """A day (YYYY-MM-DD) between `FIRST_DAY` and `LAST_DAY`."""
+
+    default_error_messages = {
+        "out_of_range": f"Give a day from {FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}."
+    }
+
+    def to_internal_value(self, value):
+        day = super().to_internal_value(value)
+        if not FIRST_DAY <= day <= LAST_DAY:
+            self.fail("out_of_range")
+        return day

@@ -1,13 +1,17 @@
 """Review queue benchmark: the queue page over many items, and what enqueueing costs a debate.
 
 Prints:
-  1. time and SQL queries to render /reviews/ (median of --runs) for several views, with
-     --items review items in the table (a fifth of them closed);
-  2. the query plan of the default view (should use the partial index reviewitem_active_queue);
-  3. SQL queries that enqueueing adds to completing a debate that needs review.
+  1. time (p50, p95, max of --runs) and SQL queries to render /reviews/ for several views, with
+     --items review items in the table (a fifth of them closed, so 4/5 open or claimed; a tenth
+     of the active ones past their deadline; a fifth assigned to the analyst);
+  2. the query plan of the default view (should use the partial index
+     reviewitem_active_queue_due);
+  3. SQL queries that enqueueing adds to completing a debate that needs review;
+  4. the deadline sweep and the agreement report over the same table.
 
-Usage: .venv/bin/python bench/review_queue_bench.py [--items 100000] [--runs 7]
-It uses its own database (debates_review_bench) and Redis database 13.
+Usage: .venv/bin/python bench/review_queue_bench.py [--items 12500] [--runs 20]
+(12,500 items: 10,000 of them open or claimed). It uses its own database (debates_review_bench)
+and Redis database 13.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ def fill(n_items: int, staff) -> None:
                 break
             closed = made % 5 == 4
             pair = sorted({reasons[made % 4], reasons[(made + 1) % 4]}, key=reasons.index)
+            overdue = not closed and made % 10 == 3
             items.append(
                 ReviewItem(
                     debate=d,
@@ -86,9 +91,11 @@ def fill(n_items: int, staff) -> None:
                     reasons=pair,
                     priority=30 + made % 60,
                     status="dismissed" if closed else ("claimed" if made % 10 == 0 else "open"),
-                    assignee=staff if closed or made % 10 == 0 else None,
+                    assignee=staff if closed or made % 5 == 0 else None,
                     closed_at=now if closed else None,
                     note="bench" if closed else "",
+                    due_at=now + timedelta(hours=(-2 if overdue else 4 + made % 20)),
+                    overdue_at=now - timedelta(hours=1) if overdue else None,
                 )
             )
             made += 1
@@ -104,8 +111,8 @@ def fill(n_items: int, staff) -> None:
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--items", type=int, default=12_500)
+    parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
 
     ensure_database()
@@ -133,15 +140,19 @@ def main():
 
     client = Client(HTTP_HOST="localhost")
     client.force_login(staff)
+    active = selectors.queue_items(user=staff).count()
+    print(f"{active} of them open or claimed")
     views = {
         "default (open or claimed), page 1": {},
-        "default, page 500": {"page": 500},
+        "default, page 100": {"page": 100},
         "reason=safety_veto": {"reason": "safety_veto"},
-        "mine": {"assignee": "me"},
+        "assigned to me": {"assignee": "me", "status": "open"},
+        "mine (claimed)": {"assignee": "me", "status": "claimed"},
         "unassigned": {"assignee": "none", "status": "open"},
+        "overdue": {"overdue": "yes"},
         "all statuses, 200 a page": {"status": "all", "per_page": 200},
     }
-    print(f"\n{'view':<38} {'median ms':>9} {'max ms':>7} {'queries':>7}")
+    print(f"\n{'view':<38} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'queries':>7}")
     for label, params in views.items():
         times, queries = [], set()
         for _ in range(args.runs):
@@ -151,8 +162,9 @@ def main():
                 times.append((time.perf_counter() - t0) * 1000)
             assert response.status_code == 200, response.status_code
             queries.add(len(ctx.captured_queries))
+        p95 = statistics.quantiles(times, n=20, method="inclusive")[18]
         print(
-            f"{label:<38} {statistics.median(times):>9.1f} {max(times):>7.1f} "
+            f"{label:<38} {statistics.median(times):>7.1f} {p95:>7.1f} {max(times):>7.1f} "
             f"{'/'.join(map(str, sorted(queries))):>7}"
         )
 
@@ -190,6 +202,20 @@ def main():
         f"repeated: {len(again.captured_queries)} queries, "
         f"{ReviewItem.objects.filter(debate=debate).count()} items in all"
     )
+
+    from reviews import agreement, deadlines
+
+    with CaptureQueriesContext(connection) as ctx:
+        t0 = time.perf_counter()
+        marked = deadlines.overdue_mark()
+        took = (time.perf_counter() - t0) * 1000
+    print(f"deadline sweep (nothing new due): {took:.1f} ms, {len(ctx.captured_queries)} queries")
+    assert not marked
+    with CaptureQueriesContext(connection) as ctx:
+        t0 = time.perf_counter()
+        agreement.agreement_report()
+        took = (time.perf_counter() - t0) * 1000
+    print(f"agreement report: {took:.1f} ms, {len(ctx.captured_queries)} queries")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -50,11 +51,13 @@ def _breach(spender: Spender, row, now: datetime) -> Breach:
     )
 
 
-def reserve(spender: Spender, *, cost: Decimal, tokens: int) -> Reservation:
-    """Reserve one call's estimate against every limit of `spender`, or raise
+def reserve(
+    spender: Spender, *, cost: Decimal, tokens: int, extra: dict[str, Any] | None = None
+) -> Reservation:
+    """Reserve one call's worst case against every limit of `spender`, or raise
     `BudgetExceeded` and reserve nothing. One statement (none when nothing is limited)."""
     now = timezone.localtime()
-    entries = spender.entries(now=now, cost=cost, tokens=tokens)
+    entries = spender.entries(now=now, cost=cost, tokens=tokens, extra=extra)
     if not entries:
         return Reservation(None, [], spender, now)
     with connection.cursor() as cursor:
@@ -94,11 +97,14 @@ class Batch:
         return held, refused
 
 
-def batch(spender: Spender, wanted: list[tuple[Decimal, int]]) -> Batch | None:
-    """The calls' estimates (cost, tokens) to reserve together; None when nothing limits
-    them (they are then not reserved: `unlimited`)."""
+def batch(spender: Spender, wanted: list[tuple]) -> Batch | None:
+    """The calls' worst cases (cost, tokens[, extra]) to reserve together; None when nothing
+    limits them (they are then not reserved: `unlimited`)."""
     now = timezone.localtime()
-    entries = [spender.entries(now=now, cost=cost, tokens=tokens) for cost, tokens in wanted]
+    entries = [
+        spender.entries(now=now, cost=w[0], tokens=w[1], extra=w[2] if len(w) > 2 else None)
+        for w in wanted
+    ]
     if not entries or not entries[0]:
         return None
     return Batch(spender, entries, now)
@@ -110,7 +116,7 @@ def unlimited(spender: Spender) -> Reservation:
 
 
 def reserve_many(
-    spender: Spender, wanted: list[tuple[Decimal, int]]
+    spender: Spender, wanted: list[tuple]
 ) -> tuple[list[Reservation], BudgetExceeded | None]:
     """Reserve calls' estimates (cost, tokens) against every limit of `spender`, in order, as
     many as fit: the reservations of the first ones, and, when one did not fit, the limit it
@@ -236,8 +242,10 @@ def release(reservation: Reservation) -> None:
 
 
 def release_stale(*, older_than_seconds: int) -> int:
-    """Give back reservations whose worker died before settling them; returns how many."""
+    """Count as spent, at the most they held, the reservations of calls older than
+    `older_than_seconds` (their worker died before settling them; the provider may have billed
+    them); a debate's admission is left alone. Returns how many."""
     before = timezone.now() - timedelta(seconds=older_than_seconds)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT budgets_release_stale(%s)", [before])
+        cursor.execute("SELECT budgets_release_stale(%s, %s)", [before, settings.TIME_ZONE])
         return cursor.fetchone()[0]

@@ -124,6 +124,7 @@ class ChargeAdmin(admin.ModelAdmin):
         "token",
         "max_calls",
         "max_tokens_per_call",
+        "max_tokens",
         "max_cost_usd",
         "created_at",
     )
@@ -136,6 +137,7 @@ class ChargeAdmin(admin.ModelAdmin):
         "token",
         "max_calls",
         "max_tokens_per_call",
+        "max_tokens",
         "max_cost_usd",
         "created_at",
     )

@@ -81,12 +81,19 @@ class Spender:
     user_id: int | None = None
     token_id: int | None = None
     max_tokens: int | None = None
-    label: str = ""
+    label: str = ""  # the debate or run it pays for ("debate:<id>"); its holds name it
+    admitted: bool = False  # its run's admission holds its most on the account limits
 
-    def entries(self, *, now: datetime, cost: Decimal, tokens: int) -> list[dict[str, Any]]:
-        """What a reservation asks of each limited counter (JSON for the database)."""
+    def entries(
+        self, *, now: datetime, cost: Decimal, tokens: int, extra: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """What a reservation asks of each limited counter (JSON for the database); `extra`
+        rides along in each entry (the call's key and its tokens in and out: what a hold
+        charged after a crash says of itself)."""
         return [
             {
+                **(extra or {}),
+                **({"run": self.label} if self.label else {}),
                 "key": a.key,
                 "period": period_key(a.period, now),
                 "cost": str(cost),
@@ -143,6 +150,8 @@ class Breach:
             f"Spending limit reached: {self.label} ({self.name}) is {self.amount(self.limit)}; "
             f"{self.amount(self.used)} is used or reserved"
         )
+        if "needed" in self.details:
+            text += f", and a new debate may spend up to {self.amount(self.details['needed'])}"
         if self.resets_at is not None:
             text += f"; it resets at {self.resets_at.isoformat()}"
         return text + "."
@@ -161,7 +170,11 @@ class Breach:
             "limit_value": str(self.limit) if self.unit == COST else int(self.limit),
             "used": str(self.used) if self.unit == COST else int(self.used),
             "resets_at": self.resets_at.isoformat() if self.resets_at else None,
+            **({"needed": self._value(self.details["needed"])} if "needed" in self.details else {}),
         }
+
+    def _value(self, value):
+        return str(value) if self.unit == COST else int(value)
 
 
 class BudgetExceeded(ValidationError):
@@ -176,8 +189,3 @@ class BudgetExceeded(ValidationError):
 
     def __str__(self) -> str:
         return self.breach.message()
-
-
-def estimate_tokens(text_length: int) -> int:
-    """Prompt tokens from its length in characters (about 4 characters a token, rounded up)."""
-    return max(1, -(-text_length // 4))

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KT
 
 
 class SpendingLimit(models.Model):
@@ -103,11 +104,28 @@ class Counter(models.Model):
 
 
 class Hold(models.Model):
-    """A reservation made before a call and removed when the call is settled; one left behind
-    by a worker that died is released after BUDGET_HOLD_TIMEOUT seconds."""
+    """A reservation: of a call, made before it and removed when it is settled (one left behind
+    by a worker that died is counted as spent when its run is taken up again, or after
+    BUDGET_HOLD_TIMEOUT seconds); or a debate's admission, the most it may spend, held on the
+    account limits from its creation until it ends (`budgets_close`)."""
 
     entries = models.JSONField()
     created_at = models.DateTimeField(db_index=True)
+    # What its entries say of it (`Spender.entries`, `services.admit`), as columns to look up.
+    run = models.GeneratedField(
+        expression=KT("entries__0__run"),
+        output_field=models.CharField(max_length=80, null=True),
+        db_persist=True,
+        db_index=True,
+        help_text="The debate or run whose call it holds for.",
+    )
+    admits = models.GeneratedField(
+        expression=KT("entries__0__admits"),
+        output_field=models.CharField(max_length=80, null=True),
+        db_persist=True,
+        db_index=True,
+        help_text="The debate (run) it is the admission of.",
+    )
 
     def __str__(self):
         return f"Hold #{self.pk} ({self.created_at:%Y-%m-%d %H:%M:%S})"
@@ -170,6 +188,11 @@ class Charge(models.Model):
     max_calls = models.PositiveIntegerField(null=True, blank=True, help_text="Blank: no limit.")
     max_tokens_per_call = models.PositiveIntegerField(
         null=True, blank=True, help_text="Sent to the model as max_tokens. Blank: no limit."
+    )
+    max_tokens = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Tokens (prompts and replies) it may use in all. Blank: no limit.",
     )
     max_cost_usd = models.DecimalField(
         max_digits=12, decimal_places=4, null=True, blank=True, help_text="Blank: no limit."

@@ -1,9 +1,12 @@
-"""Writes and the limits in force: who pays for a debate or run (`charge_open`), the spender a
-run reserves against (`spender_for`), whether a new debate may start (`start_check`), and staff
-edits of limits, recorded in the audit trail (`limit_save`)."""
+"""Writes and the limits in force: who pays for a debate or run (`charge_open`), a debate's
+admission against the account limits (`admit`, ended by `close`), the spender a run reserves
+against (`spender_for`), whether a run may start (`start_check`), what calls lost in flight are
+counted as (`charge_lost`), and staff edits of limits, recorded in the audit trail
+(`limit_save`)."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -13,7 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import audit
-from budgets.accounting import release_stale
+from budgets import accounting
 from budgets.limits import (
     COST,
     DAY,
@@ -27,7 +30,7 @@ from budgets.limits import (
     period_key,
     resets_at,
 )
-from budgets.models import Charge, Counter, SpendingLimit
+from budgets.models import Charge, Counter, Hold, SpendingLimit
 
 LIMIT_FIELDS = ("daily_cost_usd", "monthly_cost_usd", "daily_tokens", "monthly_tokens", "note")
 
@@ -82,7 +85,14 @@ def _limit_rows(user_id, token_id) -> dict[str, SpendingLimit]:
 
 # What a run's spender is built from, as JSON numbers can not carry them exactly: amounts as
 # text, read back with their field's `to_python`.
-_CHARGE_VALUES = ("user_id", "token_id", "max_calls", "max_tokens_per_call", "max_cost_usd")
+_CHARGE_VALUES = (
+    "user_id",
+    "token_id",
+    "max_calls",
+    "max_tokens_per_call",
+    "max_tokens",
+    "max_cost_usd",
+)
 _LIMIT_VALUES = ("scope", "daily_cost_usd", "monthly_cost_usd", "daily_tokens", "monthly_tokens")
 
 
@@ -102,11 +112,17 @@ def spender_sql(subject: str, user: str) -> str:
         return f"json_build_array({', '.join(columns)})"
 
     scope = SpendingLimit.Scope
+    hold = qn(Hold._meta.db_table)
+    admission = (
+        "(SELECT CASE WHEN count(*) = 0 THEN NULL ELSE json_build_array("
+        "sum((h.entries->0->>'cost')::numeric)::text, sum((h.entries->0->>'tokens')::bigint)) "
+        f"END FROM {hold} h WHERE h.admits = ch.subject)"
+    )
     return (
         "(SELECT json_build_array("
         f"CASE WHEN ch.id IS NULL THEN NULL ELSE {values('ch', Charge, _CHARGE_VALUES)} END, "
         f"COALESCE(json_agg({values('l', SpendingLimit, _LIMIT_VALUES)}) "
-        "FILTER (WHERE l.id IS NOT NULL), '[]')) "
+        f"FILTER (WHERE l.id IS NOT NULL), '[]'), {admission}) "
         f"FROM (VALUES (1)) AS one (x) "
         f"LEFT JOIN {qn(Charge._meta.db_table)} ch ON ch.subject = {subject} "
         f"LEFT JOIN {qn(SpendingLimit._meta.db_table)} l ON l.scope = '{scope.INSTALLATION}' "
@@ -117,10 +133,11 @@ def spender_sql(subject: str, user: str) -> str:
     )
 
 
-def _read_found(found) -> tuple[dict[str, Any] | None, dict[str, SpendingLimit]]:
-    """`spender_sql`'s value read: the charge's values (None: no charge) and the limit rows
-    by scope (unsaved, with the limits only)."""
-    charge_row, limit_rows = found
+def _read_found(found):
+    """`spender_sql`'s value read: the charge's values (None: no charge), the limit rows by
+    scope (unsaved, with the limits only), and the admission held for it (cost and tokens; None
+    when it was not admitted)."""
+    charge_row, limit_rows, admission = (*found, None)[:3]
 
     def read(model, names, row) -> dict[str, Any]:
         return {n: model._meta.get_field(n).to_python(v) for n, v in zip(names, row, strict=True)}
@@ -130,7 +147,9 @@ def _read_found(found) -> tuple[dict[str, Any] | None, dict[str, SpendingLimit]]
     for row in limit_rows:
         limit = SpendingLimit(**read(SpendingLimit, _LIMIT_VALUES, row))
         rows[limit.scope] = limit
-    return charge, rows
+    if admission is not None:
+        admission = (Decimal(admission[0]), int(admission[1]))
+    return charge, rows, admission
 
 
 def _allowances_of(user_id, token_id, rows: dict[str, SpendingLimit]) -> list[Allowance]:
@@ -171,10 +190,132 @@ def charges_for(*, subjects: list[str], user=None, token=None) -> list[Charge]:
             token=token,
             max_calls=settings.BUDGET_DEBATE_MAX_CALLS,
             max_tokens_per_call=settings.BUDGET_DEBATE_MAX_TOKENS_PER_CALL,
+            max_tokens=settings.BUDGET_DEBATE_MAX_TOKENS,
             max_cost_usd=settings.BUDGET_DEBATE_MAX_COST_USD,
         )
         for subject in subjects
     ]
+
+
+# --- admission: a debate's whole worst case held on the account limits while it runs --------
+
+
+def admits(charge: Charge) -> bool:
+    """Whether a debate with this charge can be admitted: its own limits bound what it may
+    spend in all (a token limit, so its cost is bounded at the dearest price too)."""
+    return charge.max_tokens is not None
+
+
+#: The least a debate is admitted for: a cost limit used up refuses even a debate whose models
+#: cost nothing (its counters store 8 decimals).
+LEAST_COST = Decimal("0.00000001")
+
+
+def admission_entries(
+    subject: str, allowances: list[Allowance], *, now, cost: Decimal, tokens: int
+) -> list[dict[str, Any]]:
+    """What admitting `subject` holds on each account counter: its most cost (at least
+    `LEAST_COST`) and tokens."""
+    cost = max(cost, LEAST_COST)
+    return [
+        {
+            "admits": subject,
+            "key": a.key,
+            "period": period_key(a.period, now),
+            "cost": str(cost),
+            "tokens": tokens,
+            "calls": 0,
+            "limit_cost": None if a.cost is None else str(a.cost),
+            "limit_tokens": a.tokens,
+            "limit_calls": None,
+        }
+        for a in allowances
+        if a.cost is not None or a.tokens is not None
+    ]
+
+
+def admit(*, worst: list[tuple[str, Decimal, int]], user=None, token=None) -> int:
+    """Admit new debates (`worst`: each one's subject, most cost and most tokens) against the
+    limits of `user`, `token` and the installation, all or none: each one's worst case is held
+    on every counter (one hold per debate, `Hold.admits`) until it ends (`close`). Raises
+    `BudgetExceeded` naming the first limit one would pass, with what it needs; the caller's
+    transaction then keeps nothing (call it inside the one that stores the debates). Returns
+    how many were held (none when no account limit applies). Two queries."""
+    allowances = account_allowances(getattr(user, "pk", None), getattr(token, "pk", None))
+    now = timezone.localtime()
+    wanted = [
+        admission_entries(subject, allowances, now=now, cost=cost, tokens=tokens)
+        for subject, cost, tokens in worst
+    ]
+    if not wanted or not wanted[0]:
+        return 0
+    spender = Spender(allowances=tuple(allowances))
+    found = accounting.Batch(spender, wanted, now)
+    with connection.cursor() as cursor:
+        cursor.execute(*found.sql())
+        held, refused = found.read(cursor.fetchall())
+    if refused is not None:
+        index, exceeded = refused
+        _, cost, tokens = worst[index]
+        breach = exceeded.breach
+        need = cost if breach.unit == COST else tokens
+        raise BudgetExceeded(
+            Breach(
+                scope=breach.scope,
+                period=breach.period,
+                unit=breach.unit,
+                used=breach.used,
+                limit=breach.limit,
+                resets_at=breach.resets_at,
+                details={"needed": need} if need > LEAST_COST else {},
+            )
+        )
+    return len(held)
+
+
+def close_sql(subject: str) -> tuple[str, list[Any]]:
+    """The statement (a SELECT) that ends a debate's admission: its hold is given back and
+    what it spent counted in its place on the account counters (`budgets_close`)."""
+    return "SELECT budgets_close(%s, %s)", [subject, timezone.now()]
+
+
+def close(subject: str) -> int:
+    """End a debate's (run's) admission, if it has one; returns how many holds it ended."""
+    with connection.cursor() as cursor:
+        cursor.execute(*close_sql(subject))
+        return cursor.fetchone()[0]
+
+
+def top_up(subject: str, *, cost: Decimal, tokens: int) -> bool:
+    """Widen a debate's admission by `cost` and `tokens`, held on the same counters as its
+    admission, if every limit has room (after a crash: what its calls lost in flight were
+    counted as, so that they can be made again). False when it has no admission or no room."""
+    first = Hold.objects.filter(admits=subject).order_by("id").first()
+    if first is None:
+        return False
+    entries = [{**e, "cost": str(cost), "tokens": tokens} for e in first.entries]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT * FROM budgets_reserve(%s::jsonb, %s)", [json.dumps(entries), timezone.now()]
+        )
+        return cursor.fetchone()[0] is not None
+
+
+def charge_lost(subject: str) -> list[dict[str, Any]]:
+    """Count the calls of `subject` still holding a reservation as spent, at the most they
+    held (their worker died: each may have been answered and billed). Call it only when no
+    runner of `subject` is alive (under its lock). Returns what each was counted as: its call's
+    key, cost, tokens in and out. One statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT call, cost, tokens_in, tokens_out FROM budgets_charge_holds("
+            "ARRAY(SELECT id FROM budgets_hold WHERE run = %s), %s, %s)",
+            [subject, timezone.now(), settings.TIME_ZONE],
+        )
+        return [
+            {"call": call or "", "cost": cost, "tokens_in": tokens_in, "tokens_out": tokens_out}
+            for call, cost, tokens_in, tokens_out in cursor.fetchall()
+        ]
 
 
 def spender_for(*, subject: str, user_id=None, found=None) -> Spender:
@@ -185,20 +326,28 @@ def spender_for(*, subject: str, user_id=None, found=None) -> Spender:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT {spender_sql('%s', '%s')}", [subject, user_id])
             [found] = cursor.fetchone()
-    charge, rows = _read_found(found)
+    charge, rows, admission = _read_found(found)
     if charge is not None:
         user_id, token_id = charge["user_id"], charge["token_id"]
         max_calls, max_tokens = charge["max_calls"], charge["max_tokens_per_call"]
-        max_cost = charge["max_cost_usd"]
+        max_cost, max_total = charge["max_cost_usd"], charge["max_tokens"]
     else:
         token_id = None
         max_calls = settings.BUDGET_DEBATE_MAX_CALLS
         max_tokens = settings.BUDGET_DEBATE_MAX_TOKENS_PER_CALL
-        max_cost = settings.BUDGET_DEBATE_MAX_COST_USD
-    allowances = _allowances_of(user_id, token_id, rows)
+        max_cost, max_total = settings.BUDGET_DEBATE_MAX_COST_USD, None
     scope = "debate" if subject.startswith("debate:") else "run"
+    if admission is not None:
+        # Admitted: its admission holds its most on the account limits, so its calls are
+        # reserved against its own counter only, within what was admitted.
+        allowances = []
+        max_cost, max_total = admission
+    else:
+        allowances = _allowances_of(user_id, token_id, rows)
     allowances.append(
-        Allowance(scope=scope, key=subject, period=EVER, cost=max_cost, calls=max_calls)
+        Allowance(
+            scope=scope, key=subject, period=EVER, cost=max_cost, tokens=max_total, calls=max_calls
+        )
     )
     return Spender(
         allowances=tuple(allowances),
@@ -206,6 +355,7 @@ def spender_for(*, subject: str, user_id=None, found=None) -> Spender:
         token_id=token_id,
         max_tokens=max_tokens,
         label=subject,
+        admitted=admission is not None,
     )
 
 
@@ -283,7 +433,7 @@ def limit_delete(*, limit: SpendingLimit, actor) -> None:
     limit.delete()
 
 
-CHARGE_FIELDS = ("max_calls", "max_tokens_per_call", "max_cost_usd")
+CHARGE_FIELDS = ("max_calls", "max_tokens_per_call", "max_tokens", "max_cost_usd")
 
 
 @transaction.atomic
@@ -304,4 +454,6 @@ def audited(limit: SpendingLimit) -> dict[str, Any]:
 
 
 def release_stale_holds() -> int:
-    return release_stale(older_than_seconds=settings.BUDGET_HOLD_TIMEOUT)
+    """Count as spent the holds of calls older than BUDGET_HOLD_TIMEOUT (longer than any call
+    lasts: their worker died); returns how many."""
+    return accounting.release_stale(older_than_seconds=settings.BUDGET_HOLD_TIMEOUT)

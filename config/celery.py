@@ -1,5 +1,6 @@
 """The Celery application. Settings come from Django settings with the CELERY_ prefix."""
 
+import gc
 import os
 
 from celery import Celery, signals
@@ -13,19 +14,36 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def calls_models(worker) -> bool:
+    """Whether `worker` reads a queue whose tasks call models (debates, contradiction runs):
+    a worker started with no `-Q` reads the default queue only."""
+    from django.conf import settings
+
+    queues = worker.app.amqp.queues
+    reads = set(queues.consume_from or queues)
+    return bool(reads & {settings.TASK_QUEUES["debates"], settings.TASK_QUEUES["contradictions"]})
+
+
 @signals.worker_init.connect
-def _load_llm_gateway(**kwargs):
-    """Import litellm once in the worker's main process, before the pool starts: the first
-    debate then does not pay for the import, and prefork children share the loaded module."""
+def _load_llm_gateway(sender=None, **kwargs):
+    """In a worker that runs debates or contradiction runs: import litellm once in its main
+    process, before the pool starts (the first debate then does not pay for the import, and
+    prefork children share the loaded module), after checking that the default model is
+    allowed. Workers of webhooks and housekeeping start without it."""
     from django.core import checks
     from django.core.exceptions import ImproperlyConfigured
 
     from agents.checks import offline_model_not_default
     from agents.litellm_loader import load
 
-    if errors := [e for e in offline_model_not_default() if e.level >= checks.ERROR]:
-        raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
-    load()
+    if sender is not None and calls_models(sender):
+        if errors := [e for e in offline_model_not_default() if e.level >= checks.ERROR]:
+            raise ImproperlyConfigured(f"{errors[0].msg} {errors[0].hint}")
+        load()
+    # What start-up loaded (Django, litellm: millions of objects that live as long as the
+    # process) is left out of the garbage collector's passes from now on; its last pass, at
+    # exit, would otherwise walk it all again and hold up a shutdown by seconds.
+    gc.freeze()
 
 
 @signals.task_prerun.connect
@@ -37,6 +55,16 @@ def _drop_lost_database_connections(**kwargs):
     from runs.lifecycle import drop_lost_connections
 
     drop_lost_connections()
+
+
+@signals.worker_shutting_down.connect
+def _hand_on_running_work(**kwargs):
+    """On SIGTERM (a warm shutdown) each debate the worker runs stops after the step it is
+    in, goes back to queued and is sent again (`runs.lifecycle.stop_point`): the worker exits
+    within one model latency, and the next worker resumes the debate from what is stored."""
+    from runs.lifecycle import request_stop
+
+    request_stop()
 
 
 @signals.worker_ready.connect

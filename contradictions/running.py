@@ -54,6 +54,8 @@ class RunWork(lifecycle.Work):
     noun = "contradiction run"
     plural = "contradiction_runs"
     lock_prefix = "contradiction-run:"
+    spending_prefix = "contradiction-run:"
+    call_parent = "run"
 
     def execute(self, row: ContradictionRun) -> None:
         _Runner(row).execute()
@@ -76,6 +78,7 @@ class RunWork(lifecycle.Work):
         failure_items_close_for_rerun(run_id=pk, user=user, note=note, data=before)
 
 
+RunWork.call_model = ArbitrationCall
 RUNS = RunWork()
 
 
@@ -333,6 +336,11 @@ class _Runner:
                 )
             )
         ArbitrationCall.objects.bulk_update(calls, ArbitrationCall.DONE_FIELDS)
+        for _, _, call_id, response in answered:  # attempts cut off at the timeout
+            if response.lost:
+                ArbitrationCall.objects.filter(pk=call_id).update(
+                    **ArbitrationCall.lost_added(response.lost)
+                )
         Resolution.objects.bulk_create(resolutions)
         self.heartbeat.beat()
 

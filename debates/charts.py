@@ -23,21 +23,20 @@ __all__ = ["ChartSpec", "Series", "debate_charts", "decision_group", "positions_
 
 
 def positions_chart(so_far) -> ChartSpec | None:
-    """Each agent's position and confidence at every stage, on its protocol's confidence
-    scale (stored confidences are 0-100)."""
+    """Each agent's position and confidence at every stage, in percent like every confidence
+    the service shows (stored confidences are 0-100, whatever scale the agents answered on)."""
     protocol = protocol_for(so_far.debate.protocol)
     stages = position_stages(so_far)
     if not stages:
         return None
-    scale = protocol.confidence_scale
-    divisor = 100 / scale
     spec = ChartSpec(
         id="positions",
         title=f"How each agent's {protocol.position_noun} and confidence moved",
         labels=[label for _, label in stages],
-        series=position_series(so_far, stages, lambda s: round(s.confidence / divisor, 4)),
-        y_title=f"confidence (0-{scale:g})",
-        y_max=scale,
+        series=position_series(so_far, stages, lambda s: round(s.confidence / 100, 4)),
+        y_title="confidence",
+        y_max=1,
+        percent=True,
         row_heading="Agent",
     )
     spec.description = sentence(spec)

@@ -16,6 +16,7 @@ from decimal import Decimal
 from agents import routing
 from debates.charts import debate_charts
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
+from debates.timeline import Timeline, call_timeline
 from protocols import PROTOCOLS, presentation_for
 from protocols.presentation import Detail, Fact, Presentation, joined, number
 
@@ -149,6 +150,7 @@ class DebateSoFar:
     notes: list[str] = field(default_factory=list)
     vote_label: str = "Final position"
     charts: list = field(default_factory=list)
+    timeline: Timeline | None = None
 
     @property
     def summary(self) -> str:
@@ -311,6 +313,7 @@ def arrange(debate: Debate) -> DebateSoFar:
             else []
         ),
         vote_label=presentation.vote_label,
+        timeline=call_timeline(calls, participants),
     )
     so_far.charts = debate_charts(so_far)
     return so_far

@@ -78,6 +78,12 @@ class Debate(DurableRun):
         blank=True,
         help_text="The debate's quality scores (protocols.quality), 0..1 each.",
     )
+    agreement = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="How much the agents agreed on the decision, in percent, as its protocol's "
+        "rules record it (empty: they record none).",
+    )
 
     # Defense layer findings, recorded before the debate runs.
     injection_findings = models.JSONField(default=list, blank=True)
@@ -103,6 +109,11 @@ class Debate(DurableRun):
 
     class Meta(DurableRun.Meta):
         ordering = ["-created_at"]
+        # Figures across every user's debates (docs: Roles): the Reviewer and Operator roles.
+        permissions = [
+            ("view_figures", "Can read figures across users: analytics, ground truth, quality"),
+            ("replay_rules", "Can replay the decision rules over every stored debate"),
+        ]
         indexes = [
             models.Index(fields=["status", "created_at"]),
             DurableRun.unfinished_index("debate_unfinished_by_update"),
@@ -440,6 +451,7 @@ class WebhookDelivery(models.Model):
         DEBATE_COMPLETED = "debate.completed", "Debate completed"
         DEBATE_FAILED = "debate.failed", "Debate failed"
         REVIEW_RESOLVED = "review.resolved", "Review resolved"
+        REVIEW_OVERDUE = "review.overdue", "Review overdue"
 
     class Status(models.TextChoices):
         SENDING = "sending", "Sending"

@@ -13,11 +13,11 @@ from django.conf import settings
 from agents import gateway, spending
 from agents.errors import BudgetStop, LLMError, failure_text
 from budgets import services as budgets
-from debates import webhooks
+from debates import events, webhooks
 from debates.models import Debate, LLMCall, Participant, Round
 from debates.reviewing.items import failure_items_close_for_rerun, review_item_for_failure
 from debates.specs import participant_spec
-from debates.storage import DebateStore, participants_from_claim
+from debates.storage import DebateStore, participants_from_claim, totals_of
 from protocols import ProtocolError, get_protocol
 from protocols.base import CallRequest, Results
 from reviews.models import ReviewItem
@@ -34,6 +34,9 @@ class DebateWork(lifecycle.Work):
     model = Debate
     noun = "debate"
     plural = "debates"
+    spending_prefix = "debate:"
+    call_model = LLMCall
+    call_parent = "debate"
 
     def generic_plans(self) -> bool:
         # Every statement of a run finds its rows by key: the debate's id, its rows' ids, the
@@ -81,8 +84,10 @@ class DebateWork(lifecycle.Work):
         return isinstance(exc, LLMError) and not exc.permanent
 
     def failed(self, row: Debate, cause: BaseException | None = None) -> None:
+        totals_of(row.pk)  # what it spent reads as for a completed one
         review_item_for_failure(debate=row, budget=isinstance(cause, BudgetStop))
         webhooks.notify_debate_event(debate_id=row.pk, event=webhooks.Event.DEBATE_FAILED)
+        events.publish(row.pk, [("failed", {"error": row.error})])
 
     def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
         failure_items_close_for_rerun(debate_id=pk, user=user, note=note, data=before)
@@ -141,6 +146,7 @@ class _DebateRunner:
         try:
             step = next(steps)
             while True:
+                lifecycle.stop_point()  # a worker shutting down hands the debate on here
                 results = self._run_step(step)
                 step = steps.send(results)
         except StopIteration as stop:

@@ -24,6 +24,7 @@ from debates.models import (
 )
 from debates.quality import quality_view
 from protocols import presentation_for
+from reviews.models import ReviewItem
 
 
 def debate_detail_queryset() -> QuerySet[Debate]:
@@ -46,7 +47,10 @@ def debate_detail_queryset() -> QuerySet[Debate]:
             "votes",
             queryset=Vote.objects.select_related("participant").order_by("participant__position"),
         ),
-        Prefetch("llm_calls", queryset=LLMCall.objects.order_by("round_number", "id")),
+        # The messages sent are read one call at a time (`debate_call`), never with the page.
+        Prefetch(
+            "llm_calls", queryset=LLMCall.objects.defer("prompt").order_by("round_number", "id")
+        ),
     )
 
 
@@ -217,3 +221,21 @@ def debate_export(debate: Debate) -> dict[str, Any]:
     if any(is_offline_model(m) for m in models):
         export["notice"] = f"Produced by the {OFFLINE_NOTICE}."
     return export
+
+
+def debate_call(*, debate_id, call_id, user) -> LLMCall:
+    """One call of a debate `user` may see, with everything stored of it. Raises
+    `LLMCall.DoesNotExist` otherwise (as for a debate of someone else's)."""
+    visible = debates_visible_to(user, Debate.objects.all()).filter(id=debate_id)
+    return LLMCall.objects.select_related("participant").get(
+        id=call_id, debate_id=debate_id, debate__in=visible
+    )
+
+
+def debate_review_items(debate_id) -> list[ReviewItem]:
+    """The debate's review items, oldest first (the debate page links to them)."""
+    return list(
+        ReviewItem.objects.filter(debate_id=debate_id)
+        .only("id", "status", "debate_id")
+        .order_by("created_at")
+    )

@@ -3,15 +3,14 @@ enqueued on commit). Running them is `debates.running`; reads live in `selectors
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 
-from agents import routing
+from agents import routing, spending
 from agents.models import Agent
 from budgets import services as budgets
 from debates import one_statement, webhooks
@@ -124,10 +123,13 @@ def _checked(
     )
 
 
-def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> list[Debate]:
+def _stored(
+    new: list[_NewDebate], *, created_by, api_token, enqueue: bool, budget_check: bool = True
+) -> list[Debate]:
     """Store checked debates, their participants and their charges in one statement (three
-    inserts, however many debates: atomic on its own; a savepoint inside a caller's
-    transaction), and enqueue each once it commits."""
+    inserts, however many debates), after admitting them against the spending limits in the
+    same transaction (`_admitted`; a savepoint inside a caller's transaction), and enqueue
+    each once it commits."""
     debates = [
         Debate(
             query=n.query,
@@ -165,7 +167,9 @@ def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> l
     if participants:
         parts.append(one_statement.insert("p", participants))
     parts.append(one_statement.insert("c", charges))
-    with transaction.atomic() if connection.in_atomic_block else nullcontext():
+    with transaction.atomic():
+        if budget_check:
+            _admitted(new, charges, user=created_by, token=api_token)
         one_statement.execute(parts, "SELECT count(*) FROM d")
     for debate in debates:  # as `bulk_create` leaves them: stored
         debate._state.adding, debate._state.db = False, DEFAULT_DB_ALIAS
@@ -178,6 +182,27 @@ def _stored(new: list[_NewDebate], *, created_by, api_token, enqueue: bool) -> l
 
         transaction.on_commit(send)
     return debates
+
+
+def _admitted(new: list[_NewDebate], charges, *, user, token) -> None:
+    """Admit the debates against the spending limits of who pays for them: each one's whole
+    worst case (its own limits, `agents.spending.debate_worst_case`) must fit every limit of
+    the user, the token and the installation, and is held there until it ends; otherwise
+    `BudgetExceeded` and nothing is kept. A debate whose own limits do not bound its tokens
+    cannot be admitted: it is let in while every limit has room for one call
+    (`budgets.start_check`), its calls then reserved one by one."""
+    if not all(budgets.admits(charge) for charge in charges):
+        budgets.start_check(user=user, token=token)
+        return
+    worst = []
+    for n, charge in zip(new, charges, strict=True):
+        cost, tokens = spending.debate_worst_case(
+            [spec.model for _, spec in n.participants],
+            max_tokens=charge.max_tokens,
+            max_cost=charge.max_cost_usd,
+        )
+        worst.append((charge.subject, cost, tokens))
+    budgets.admit(worst=worst, user=user, token=token)
 
 
 def debate_create(
@@ -196,8 +221,9 @@ def debate_create(
 
     The debate is charged to `created_by` and the `api_token` it was started with (their
     spending limits and the installation's apply to its calls); with `budget_check`, a debate
-    that could not make a single call is refused (`budgets.limits.BudgetExceeded`, a
-    `ValidationError` keyed "budget") and nothing is stored.
+    whose whole worst case does not fit those limits is refused (`_admitted`;
+    `budgets.limits.BudgetExceeded`, a `ValidationError` keyed "budget") and nothing is stored
+    or queued.
 
     `protocol` "auto" is resolved here (the debate stores the protocol it chose, and the choice
     and why under `metadata["protocol_choice"]`). `options` are checked against the protocol's
@@ -211,9 +237,13 @@ def debate_create(
         options=options,
         callback_url=callback_url,
     )
-    if budget_check:
-        budgets.start_check(user=created_by, token=api_token)
-    (debate,) = _stored([new], created_by=created_by, api_token=api_token, enqueue=enqueue)
+    (debate,) = _stored(
+        [new],
+        created_by=created_by,
+        api_token=api_token,
+        enqueue=enqueue,
+        budget_check=budget_check,
+    )
     return debate
 
 
@@ -238,7 +268,7 @@ def debate_create_many(
     `debate_create` checks it, then all are stored in one transaction (one insert each for
     the debates, their participants and their charges) and enqueued once it commits, in
     order. All or nothing: one invalid item raises `BatchInvalid` naming it, and nothing is
-    stored; the spending limits are checked once for the whole batch."""
+    stored; the batch is admitted against the spending limits as a whole (all or none)."""
     chosen: dict[tuple[str, tuple[str, ...] | None], list[Agent]] = {}
 
     def agents_for(protocol: str, slugs: list[str] | None) -> list[Agent]:
@@ -267,5 +297,4 @@ def debate_create_many(
         raise BatchInvalid(errors)
     if not new:
         return []
-    budgets.start_check(user=created_by, token=api_token)
     return _stored(new, created_by=created_by, api_token=api_token, enqueue=enqueue)

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from agents import gateway, routing, spending
 from agents.errors import LLMError, failure_text
-from debates import one_statement, webhooks
+from budgets import services as budgets
+from debates import events, one_statement, webhooks
 from debates.baselines import finished_fields
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from debates.quality import stored_rows
@@ -29,6 +30,32 @@ from protocols.base import CallRequest, ChallengeReply, Outcome, Results
 from runs import lifecycle
 
 logger = logging.getLogger(__name__)
+
+
+#: What a debate's totals add up, over its calls: their replies, and their attempts counted at
+#: their most (`lost_*`: cut off at the timeout, or in flight when a worker died).
+TOTALS = {
+    "tokens_in": "tokens_in + lost_tokens_in",
+    "tokens_out": "tokens_out + lost_tokens_out",
+    "cost_usd": "cost_usd + lost_cost_usd",
+}
+
+
+def totals_sql(debate_id) -> dict[str, tuple[str, list[Any]]]:
+    """The debate's totals (`TOTALS`) as SQL by field, every call the debate made so far."""
+    table = LLMCall._meta.db_table
+    return {
+        name: (f"(SELECT COALESCE(SUM({added}), 0) FROM {table} WHERE debate_id = %s)", [debate_id])
+        for name, added in TOTALS.items()
+    }
+
+
+def totals_of(debate_id) -> None:
+    """Store the debate's totals (a failed debate's: what it spent reads as for a completed
+    one, in the API, the analytics and the metrics). One statement."""
+    one_statement.execute(
+        [one_statement.update("d", Debate, debate_id, {}, raw=totals_sql(debate_id))], "SELECT 1"
+    )
 
 
 def participants_from_claim(debate: Debate) -> list[Participant]:
@@ -115,6 +142,7 @@ class DebateStore:
             selects.append("SELECT 'r', id, status, NULL::jsonb, NULL::jsonb FROM r")
         if requests:
             table = LLMCall._meta.db_table
+            sent = timezone.now()  # replaced by the gateway's own measure once answered
             parts.append(
                 one_statement.insert(
                     "c",
@@ -128,12 +156,13 @@ class DebateStore:
                             model=self.asked_for(r),
                             prompt=list(r.messages),
                             status=LLMCall.Status.PENDING,
+                            started_at=sent,
                         )
                         for r in requests
                     ],
                     returning=("id", "key"),
                     unique_fields=("debate", "key"),
-                    update_fields=("status", "prompt", "model"),
+                    update_fields=("status", "prompt", "model", "started_at", "completed_at"),
                     update_where=f"{table}.status <> '{LLMCall.Status.DONE}'",
                 )
             )
@@ -173,6 +202,14 @@ class DebateStore:
                 self.done[key] = parsed_field.from_db_value(parsed, None, connection)
                 if findings := findings_field.from_db_value(findings, None, connection):
                     self.flagged[key] = findings
+        started = [
+            ("call.started", events.call_data(self.call_ids[r.key], r))
+            for r in requests
+            if r.key not in self.done
+        ]
+        if completed:
+            started.append(("round.finished", {"round": number, "name": name}))
+        events.publish(self.debate.pk, started)
 
     def _skip_done(self, keys: list[str]) -> tuple[str, list]:
         """SQL marking the calls an earlier run stored replies for (not to be reserved)."""
@@ -190,10 +227,18 @@ class DebateStore:
         return p.model_name or routing.config().route(request.step, p.role)
 
     def failure(self, request: CallRequest, exc: LLMError) -> None:
+        error = failure_text("", exc)[:5000]
         LLMCall.objects.filter(debate=self.debate, key=request.key).update(
             status=LLMCall.Status.FAILED,
-            error=failure_text("", exc)[:5000],
+            error=error,
             attempts=exc.attempts,
+            completed_at=timezone.now(),
+            **(LLMCall.lost_added(exc.lost) if exc.lost else {}),
+        )
+        data = events.call_data(self.call_ids.get(request.key), request)
+        events.publish(
+            self.debate.pk,
+            [("call.finished", {**data, "status": LLMCall.Status.FAILED, "error": error})],
         )
 
     def replies(
@@ -260,6 +305,24 @@ class DebateStore:
         if closes_round:
             rnd.status, rnd.completed_at = Round.Status.COMPLETED, completed_at
         self.heartbeat.beat()
+        finished = [
+            (
+                "call.finished",
+                {
+                    **events.call_data(self.call_ids[request.key], request, rnd.number),
+                    "status": LLMCall.Status.DONE,
+                    "model": response.model,
+                    "tokens_in": response.tokens_in,
+                    "tokens_out": response.tokens_out,
+                    "latency_ms": response.latency_ms,
+                    "reply": parsed,
+                },
+            )
+            for request, response, _, parsed, _ in stored
+        ]
+        if closes_round:
+            finished.append(("round.finished", {"round": rnd.number, "name": rnd.name}))
+        events.publish(self.debate.pk, finished)
         return replies
 
     def _reply_parts(
@@ -286,6 +349,7 @@ class DebateStore:
                 error=reply.error,
                 injection_findings=findings,
             ),
+            raw=LLMCall.lost_sql(response.lost),
         )
         if isinstance(reply, ChallengeReply):
             made = Challenge(
@@ -329,8 +393,8 @@ class DebateStore:
         """In one statement: the final round (stored completed), the votes, the decision with
         its totals, baselines and quality scores (computed from the replies this run holds, or
         read back when an earlier run stored some), and, when the outcome needs a human, its
-        review item and the item's `created` event; none of it is kept unless the debate was
-        still running."""
+        review item and the item's `created` event, and the end of its admission against the
+        spending limits; none of it is kept unless the debate was still running."""
         debate = self.debate
         if outcome.decision.decision not in self.protocol.decisions:
             raise RuntimeError(
@@ -383,14 +447,8 @@ class DebateStore:
             parts.append(one_statement.insert("v", votes, ignore_conflicts=True))
         items = outcome_item_parts(debate.pk, flags, at=now) if plain else []
         parts += items
-        calls = LLMCall._meta.db_table
-        total = f"(SELECT COALESCE(SUM({{}}), 0) FROM {calls} WHERE debate_id = %s)"
-        raw = {
-            # Every call the debate made, stored before this statement (which sees them).
-            "tokens_in": (total.format("tokens_in"), [debate.pk]),
-            "tokens_out": (total.format("tokens_out"), [debate.pk]),
-            "cost_usd": (total.format("cost_usd"), [debate.pk]),
-        }
+        # Every call the debate made, stored before this statement (which sees them).
+        raw = totals_sql(debate.pk)
         if items:
             raw["review_status"] = (
                 "CASE WHEN EXISTS (SELECT 1 FROM ri) THEN %s ELSE review_status END",
@@ -408,6 +466,7 @@ class DebateStore:
                     "reasoning": outcome.decision.reasoning,
                     "metadata": metadata,
                     "consensus_type": outcome.decision.consensus_type,
+                    "agreement": self.protocol.agreement_percent(metadata),
                     "completed_at": now,
                     "updated_at": now,
                     "error": "",
@@ -417,8 +476,11 @@ class DebateStore:
                 returning="id",
             )
         )
+        # Its admission ends: what it spent counts on the account limits in its place.
+        parts.append(one_statement.Part("closed", *budgets.close_sql(f"debate:{debate.pk}")))
         still_running, refused = one_statement.refuse_unless(
-            "EXISTS (SELECT FROM d)", "the debate stopped running while it was being completed"
+            "EXISTS (SELECT FROM d) AND EXISTS (SELECT FROM closed)",
+            "the debate stopped running while it was being completed",
         )
         item_ids = "(SELECT array_agg(id) FROM ri)" if items else "NULL::bigint[]"
         # An outcome item raised before (a debate run again) is joined or skipped by
@@ -436,6 +498,21 @@ class DebateStore:
             debate.status, debate.metadata = Debate.Status.COMPLETED, metadata
             if joins:
                 review_items_for_debate(debate=debate, completed=debate)
+        ended = [
+            (
+                "decision",
+                {
+                    "decision": outcome.decision.decision,
+                    "consensus": outcome.decision.consensus_type,
+                    "reasoning": outcome.decision.reasoning,
+                },
+            )
+        ]
+        if opened:
+            ended.append(
+                ("review.flagged", {"reasons": [f.reason for f in flags], "item": opened[0]})
+            )
+        events.publish(debate.pk, ended)
         if opened:
             debate.review_status = Debate.ReviewStatus.PENDING
             logger.info(

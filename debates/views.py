@@ -5,10 +5,11 @@ has changed and the re-rendered partial when something has. Every web process ca
 the state lives in PostgreSQL only.
 """
 
+import json
 import uuid
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -18,7 +19,7 @@ from api.links import row_links
 from api.pagination import EstimatedCountPaginator
 from debates import selectors, services
 from debates.forms import DebateFilterForm, DebateStartForm, protocol_name
-from debates.models import Debate
+from debates.models import Debate, LLMCall
 from debates.transcript import render_markdown
 
 PAGE_SIZE = 50
@@ -90,11 +91,56 @@ def debate_start(request):
     return render(request, "debates/start.html", {"form": form}, status=400 if form.errors else 200)
 
 
+def may_read_replies(user) -> bool:
+    """Raw replies: staff who read every debate (Reviewer, Operator) or may read model calls in
+    the admin, as the review page shows reviewers the raw replies that could not be parsed."""
+    return user.is_staff and (
+        user.has_perm("debates.view_debate") or user.has_perm("debates.view_llmcall")
+    )
+
+
+def may_read_prompts(user) -> bool:
+    """The messages sent: whoever may read model calls in the admin (`debates.view_llmcall`;
+    superusers), as the admin has it."""
+    return user.has_perm("debates.view_llmcall")
+
+
+def _live_context(request, debate_id) -> dict:
+    user = request.user
+    so_far = _so_far(request, debate_id)
+    reviewer = user.has_perm("reviews.view_reviewitem")
+    return {
+        "so_far": so_far,
+        "can_read_replies": may_read_replies(user),
+        "can_read_prompts": may_read_prompts(user),
+        "review_items": selectors.debate_review_items(so_far.debate.pk) if reviewer else [],
+    }
+
+
 @login_required
 @require_GET
 def debate_detail(request, debate_id):
-    context = {"so_far": _so_far(request, debate_id), "poll_interval_ms": POLL_INTERVAL_MS}
+    context = {**_live_context(request, debate_id), "poll_interval_ms": POLL_INTERVAL_MS}
     return render(request, "debates/detail.html", context)
+
+
+@login_required
+@require_GET
+def debate_call(request, debate_id, call_id):
+    """One call's prompt and raw reply (the timeline opens a call with it), for the staff who
+    may read them; 404 for a call of a debate the user may not see, as for the debate."""
+    try:
+        call = selectors.debate_call(debate_id=debate_id, call_id=call_id, user=request.user)
+    except LLMCall.DoesNotExist:
+        raise Http404("No such call.") from None
+    if not may_read_replies(request.user):
+        raise PermissionDenied("A call's prompt and raw reply are for staff who review debates.")
+    context = {
+        "call": call,
+        "can_read_prompts": may_read_prompts(request.user),
+        "parsed": json.dumps(call.parsed, indent=2, ensure_ascii=False, sort_keys=True),
+    }
+    return render(request, "debates/call.html", context)
 
 
 @login_required
@@ -110,8 +156,7 @@ def debate_live(request, debate_id):
             raise Http404("No such debate.") from None
         if since == version:
             return HttpResponse(status=204)
-    so_far = _so_far(request, debate_id)
-    response = render(request, "debates/_live.html", {"so_far": so_far})
+    response = render(request, "debates/_live.html", _live_context(request, debate_id))
     response["Cache-Control"] = "no-store"
     return response
 

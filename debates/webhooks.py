@@ -1,19 +1,21 @@
 """Webhooks: a signed JSON event POSTed to a debate's `callback_url` when something happens to it.
 
-Events: ``debate.completed``, ``debate.failed`` and ``review.resolved`` (and ``ping``, sent on
-request to test a receiver: `ping`). Links in them are absolute, built from the setting
-``DEBATE_SITE_URL``. Each is signed with the
-debate owner's webhook secret: ``X-Debate-Signature: sha256=<hex>``, the HMAC-SHA256 of
-``<X-Debate-Timestamp>.<raw body>``. Delivery runs in a Celery task
-(`debates.tasks.deliver_webhook`) that retries with exponential backoff, a bounded number of
-times; every attempt is a `WebhookDelivery` row, visible in the admin.
+Events: ``debate.completed``, ``debate.failed``, ``review.resolved`` and ``review.overdue``
+(and ``ping``, sent on request to test a receiver: `ping`). Links in them are absolute, built
+from the setting ``DEBATE_SITE_URL``. Each is signed with the debate owner's webhook secret:
+``X-Debate-Signature: sha256=<hex>``, the HMAC-SHA256 of ``<X-Debate-Timestamp>.<raw body>``.
+Delivery runs in a Celery task (`debates.tasks.deliver_webhook`) that retries with exponential
+backoff, a bounded number of times; every attempt is a `WebhookDelivery` row, visible in the
+admin.
 
 Callers schedule an event inside their transaction; it is sent only if that commits:
 
 * the debate runner calls `notify_debate_event` when a debate completes or fails;
 * the review service calls `notify_review_resolved(debate_id=..., item_id=...)` when it
-  resolves or dismisses a review item (one event per item closed; the debate's
-  `review_status` says whether other items are still pending).
+  resolves or dismisses a review item, or closes it at its deadline (one event per item
+  closed; the debate's `review_status` says whether other items are still pending);
+* the deadline sweep sends ``review.overdue`` when one of the debate's items goes past its
+  deadline (once per item).
 """
 
 from __future__ import annotations
@@ -180,8 +182,8 @@ def absolute_url(path: str) -> str:
 
 
 def _review_part(item_id) -> dict[str, Any] | None:
-    """What a `review.resolved` event says of the item that was closed. Analysts' notes and
-    names stay inside the service."""
+    """What a `review.resolved` (`review.overdue`) event says of the item that was closed (went
+    past its deadline). Analysts' notes and names stay inside the service."""
     item = ReviewItem.objects.filter(pk=item_id).first() if item_id is not None else None
     if item is None:
         return None
@@ -194,6 +196,8 @@ def _review_part(item_id) -> dict[str, Any] | None:
         "verdict": item.verdict or None,
         "decision_override": item.decision_override or None,
         "closed_at": item.closed_at.isoformat() if item.closed_at else None,
+        "due_at": item.due_at.isoformat() if item.due_at else None,
+        "overdue_at": item.overdue_at.isoformat() if item.overdue_at else None,
     }
 
 
@@ -217,7 +221,7 @@ def event_payload(
             "completed_at": debate.completed_at.isoformat() if debate.completed_at else None,
         },
     }
-    if event == Event.REVIEW_RESOLVED:
+    if event in (Event.REVIEW_RESOLVED, Event.REVIEW_OVERDUE):
         payload["review"] = _review_part(review_item_id)
     return payload
 

@@ -32,8 +32,8 @@ Adding a protocol
 3. For evaluation and replay: `rules_module = rules` and `majority_decision` (what its rules
    decide from the independent answers alone); `independent_decision` if one answer alone
    stands for another decision; `replayable = True` and `replay_decision` if its decision is a
-   function of the final votes. For the charts: `confidence_scale` and `position_noun` if its
-   agents speak on another scale or of sides.
+   function of the final votes. For the charts: `position_noun` if its agents speak of sides
+   (every confidence is stored and shown in percent, whatever scale its agents answer on).
 4. One line: the class in `PROTOCOLS` below. The import contracts in `pyproject.toml` list the
    protocol packages (independent of each other, reached only through this registry): add it
    there too, and agents that take part in it (`Agent.protocols`, or the shipped ones in

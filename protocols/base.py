@@ -233,9 +233,6 @@ class DebateProtocol(abc.ABC):
 
     # --- what the debate page's charts ask of it ----------------------------------------------
 
-    #: The top of the confidence scale its agents answer on (stored confidences are 0-100 for
-    #: every protocol); its charts show confidence on this scale.
-    confidence_scale: ClassVar[float] = 100
     #: What an agent's position is called on the page ("side" in a moderated debate).
     position_noun: ClassVar[str] = "position"
     #: Where its rules record how much the agents agreed: the decision metadata's key and the
@@ -274,6 +271,18 @@ class DebateProtocol(abc.ABC):
         """What the current rules decide from stored final votes (never empty). Needed when
         `replayable`."""
         raise NotImplementedError(f"{cls.__name__} is replayable but has no replay_decision")
+
+    @classmethod
+    def agreement_percent(cls, metadata: Mapping[str, Any]) -> float | None:
+        """How much the agents agreed on the decision, in percent, from a finished debate's
+        metadata (`agreement_metadata`); None when its rules record none."""
+        if cls.agreement_metadata is None:
+            return None
+        key, factor = cls.agreement_metadata
+        value = metadata.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return round(float(value) * factor, 4)
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:

@@ -1,251 +1,39 @@
 """What the protocols' scripted offline responders share: a heuristic demo model, not a
-language model. It classifies a question with keyword rules and knows each S4 role's opening
-position on each kind of question (the round robin's specialists borrow them on questions that
-are not about investments).
+language model. It reads a question with a transparent rule set (agents/offline_rules.py) and
+knows each S4 role's opening position on each kind of question (the round robin's specialists
+borrow them on questions that are not about investments). Every position names the rule that
+placed the question, so every transcript says why.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from agents.offline_rules import harm_category, read_question
+
+__all__ = [
+    "RULE_NOTE",
+    "Position",
+    "classify",
+    "harm_category",
+    "initial_position",
+    "read_question",
+    "rule_note",
+]
 
 # --- what kind of question is this ------------------------------------------------------------
 #
-# The demo model fails safe: harm is looked for first and in many phrasings (the categories
-# below), and a question it cannot place ("general") gets caution, never a unanimous ACT.
-
-#: Paraphrases of the common harm categories, as patterns on the lower-cased question.
-HARM_PATTERNS: dict[str, tuple[str, ...]] = {
-    "weapons of mass harm": (
-        r"nerve agents?",
-        r"\bsarin\b",
-        r"\bvx\b",
-        r"\bricin\b",
-        r"anthrax",
-        r"botulinum",
-        r"mustard gas",
-        r"chemical weapons?",
-        r"biological weapons?",
-        r"bio-?weapons?",
-        r"weaponi[sz]",
-        r"dirty bomb",
-        r"enrich(?:ing)? uranium",
-        r"pathogens? (?:more|to be)",
-        r"(?:synthesi[sz]e|make|produce|cultivate) (?:a |an |some )?(?:toxins?|poisons?|nerve)",
-    ),
-    "weapons and explosives": (
-        r"\bbombs?\b",
-        r"explosives?",
-        r"\bweapons?\b",
-        r"detonat",
-        r"molotov",
-        r"napalm",
-        r"thermite",
-        r"ghost gun",
-        r"untraceable (?:gun|firearm)",
-        r"3d[- ]print(?:ed)? (?:a )?gun",
-        r"silencer",
-        r"full[- ]auto",
-    ),
-    "violence": (
-        r"\bkill(?:ing)? (?!time\b|a process\b)",
-        r"murder",
-        r"\bpoison",
-        r"hurt (?:someone|him|her|them|my|people)",
-        r"assault",
-        r"strangle",
-        r"(?:get rid of|dispose of|hide) (?:a|the) body",
-    ),
-    "self-harm": (
-        r"kill myself",
-        r"suicide",
-        r"self[- ]harm",
-        r"hurt myself",
-        r"end my (?:own )?life",
-    ),
-    "unauthorised access": (
-        r"\bhack",
-        r"break into",
-        r"get into (?:my |his |her |their |someone|an? )?\S*\s?"
-        r"(?:\S+\s)?(?:account|mailbox|e-?mail|phone|inbox|computer|laptop|wifi|icloud)",
-        r"(?:without|bypass|crack|guess|get around|brute[- ]force)\w* (?:\S+ ){0,3}?"
-        r"(?:password|passcode|pin\b|2fa|two-factor)",
-        r"someone(?: else)?'s (?:password|account|e-?mail|phone|messages)",
-        r"keylogger",
-        r"spyware",
-        r"stalkerware",
-        r"malware",
-        r"ransomware",
-        r"phishing",
-        r"\bddos",
-        r"botnet",
-        r"credential stuffing",
-        r"zero-day exploit",
-        r"bypass security",
-    ),
-    "stalking and privacy": (
-        r"\bex's",
-        r"spy on",
-        r"\bstalk",
-        r"(?:former|ex-?) ?(?:partner|wife|husband|girlfriend|"
-        r"boyfriend|spouse)'s",
-        r"track (?:my |someone|her|his|their)\S* ?(?:\S+ )?(?:location|"
-        r"phone|car|movements)",
-        r"read (?:my |someone|her|his|their)\S* ?(?:\S+ )?(?:messages|"
-        r"texts|e-?mails?)",
-        r"without (?:them|him|her) knowing",
-        r"without their (?:consent|"
-        r"knowledge|permission)",
-        r"dox",
-    ),
-    "drugs": (
-        r"make meth\b",
-        r"cook meth\b",
-        r"methamphetamine",
-        r"crystal meth",
-        r"fentanyl",
-        r"(?:synthesi[sz]e|make|cook|extract) (?:heroin|cocaine|lsd|mdma|dmt)",
-    ),
-    "fraud and theft": (
-        r"\bsteal",
-        r"launder",
-        r"counterfeit",
-        r"fake (?:id|passport|identity)",
-        r"\bforge\b",
-        r"forged",
-        r"identity theft",
-        r"credit card numbers",
-        r"\bscam (?:people|someone|elderly)",
-        r"evade (?:taxes|the police|police)",
-        r"avoid (?:getting caught|detection)",
-        r"get away with",
-        r"cover (?:my|our) tracks",
-    ),
-}
-
-
-#: Each category's patterns as one expression (any of them), compiled once, in the same order:
-#: the offline model answers every call, and searching ninety patterns one by one was most of
-#: its time.
-_HARM_SEARCHES = [
-    (category, re.compile("|".join(f"(?:{p})" for p in patterns)).search)
-    for category, patterns in HARM_PATTERNS.items()
-]
-
-
-def harm_category(query: str) -> str | None:
-    """The harm category a question falls in (see `HARM_PATTERNS`), or None."""
-    text = " ".join(query.lower().replace("\u2019", "'").split())
-    for category, search in _HARM_SEARCHES:
-        if search(text):
-            return category
-    return None
-
-
-CATEGORY_KEYWORDS: list[tuple[str, tuple[str, ...]]] = [
-    (
-        "harmful",
-        (
-            "someone's password",
-            "make meth",
-            "without them knowing",
-            "without their consent",
-        ),
-    ),
-    (
-        "injection",
-        (
-            "ignore previous",
-            "ignore all previous",
-            "ignore the above",
-            "disregard",
-            "system prompt",
-            "you are now",
-            "developer mode",
-            "</user_query>",
-        ),
-    ),
-    (
-        "financial",
-        (
-            "invest",
-            "bitcoin",
-            "crypto",
-            "stock",
-            "shares",
-            "portfolio",
-            "trading",
-            "forex",
-            "etf",
-            "retirement",
-            "should i buy",
-            "should i sell",
-            "mortgage",
-        ),
-    ),
-    (
-        "medical_legal",
-        (
-            "dose",
-            "dosage",
-            "medication",
-            "symptom",
-            "diagnos",
-            "prescription",
-            "lawsuit",
-            "sue ",
-            "legal advice",
-            "contract",
-            "pregnan",
-        ),
-    ),
-    (
-        "advice",
-        (
-            "should i",
-            "which is better",
-            " vs ",
-            " versus ",
-            " or ",
-            "learn",
-            "choose",
-            "best way",
-            "recommend",
-            "worth it",
-        ),
-    ),
-    (
-        "factual",
-        (
-            "what is",
-            "what are",
-            "who is",
-            "who was",
-            "when did",
-            "when was",
-            "where is",
-            "capital of",
-            "how many",
-            "how much",
-            "define",
-            "how does",
-            "why does",
-            "what does",
-        ),
-    ),
-]
+# The rule set that reads a question lives with the offline model (agents/offline_rules.py,
+# which the offline arbitrator reads with too): harm recognised by category first, and ACT only
+# for a question positively recognised as harmless; anything it cannot place gets caution.
 
 
 def classify(query: str) -> str:
-    """The question's kind: harmful (any harm category), injection, financial, medical_legal,
-    advice, factual, or "general" when nothing matches (the demo model is then cautious)."""
-    if harm_category(query):
-        return "harmful"
-    text = f" {query.lower()} "
-    for category, words in CATEGORY_KEYWORDS:
-        if any(w in text for w in words):
-            return category
-    return "general"
+    """The question's kind: harmful (a harm category), injection, sensitive (a harm category's
+    topic, no harmful request), financial, medical_legal, factual or advice (recognised as
+    harmless), or "general" when it cannot place it (the demo model is then cautious)."""
+    return read_question(query).kind
 
 
 @dataclass(frozen=True)
@@ -377,6 +165,31 @@ INITIAL_POSITIONS: dict[str, dict[str, Position]] = {
         ),
         "default": Position("REFUSE", 70, 80, "The request enables harm to others."),
     },
+    # A harm category's topic without a harmful request (how lithium toxicity works, the history
+    # of an atrocity): answered with care, never acted on outright.
+    "sensitive": {
+        "utility": Position(
+            "ACT",
+            70,
+            25,
+            "There is a legitimate, informative answer here that the asker can use.",
+        ),
+        "accuracy": Position(
+            "WARN",
+            80,
+            40,
+            "The subject is sensitive; an answer must be accurate and state its limits, which "
+            "I cannot check here.",
+        ),
+        "safety": Position(
+            "WARN",
+            75,
+            45,
+            "The subject can be misused, though nothing in the question asks for harm; answer "
+            "only with care and safety context.",
+        ),
+        "default": Position("WARN", 65, 40, "A sensitive subject; answer with caution."),
+    },
     "injection": {
         "utility": Position(
             "WARN",
@@ -441,4 +254,17 @@ def role_key(role: str) -> str:
 
 
 def initial_position(role: str, query: str) -> Position:
-    return INITIAL_POSITIONS[classify(query)][role_key(role)]
+    """The role's opening position on `query`, its reasoning ending with the rule that placed
+    the question (the offline model says why it decided, in every reply)."""
+    reading = read_question(query)
+    position = INITIAL_POSITIONS[reading.kind][role_key(role)]
+    return replace(position, reasoning=f"{position.reasoning} {rule_note(reading)}")
+
+
+#: The rule note at the end of an offline reasoning (left out when a challenge quotes it).
+RULE_NOTE = re.compile(r"\s*\[Offline rule set: [^\]]*\]")
+
+
+def rule_note(reading) -> str:
+    """The sentence every offline reply ends with: which rule of the rule set decided."""
+    return f"[Offline rule set: {reading.describe()}.]"

@@ -13,6 +13,12 @@ from reviews.exports import export_review_items_csv
 from reviews.forms import NoteForm, OverrideForm
 from reviews.models import ReviewEvent, ReviewItem
 
+VETO_ELSEWHERE = (
+    "a safety veto is overridden to ACT only on the item's review page (or over the API), by "
+    "the reviewer holding the item, with a note and a confirmation of what the vetoing agent "
+    "saw; it was left as it is."
+)
+
 
 def _subject_related() -> list[str]:
     return [name for kind in subjects.all_subjects() for name in kind.queue_related]
@@ -34,11 +40,39 @@ class ReasonFilter(admin.SimpleListFilter):
 
 
 class ReviewEventInline(admin.TabularInline):
+    """The item's history. While the item waits for its second review, what the first review
+    said is withheld here (reviews are independent; the review page shows it to its author)."""
+
     model = ReviewEvent
     extra = 0
     can_delete = False
-    fields = ("created_at", "actor", "action", "from_status", "to_status", "note", "data")
+    fields = (
+        "created_at",
+        "actor",
+        "action",
+        "from_status",
+        "to_status",
+        "shown_note",
+        "shown_data",
+    )
     readonly_fields = fields
+
+    @staticmethod
+    def _withheld(obj) -> bool:
+        item = obj.item
+        return (
+            obj.action == ReviewEvent.Action.REVIEWED
+            and item.is_active
+            and item.stage == ReviewItem.Stage.SECOND
+        )
+
+    @admin.display(description="note")
+    def shown_note(self, obj):
+        return "(withheld until the second review)" if self._withheld(obj) else obj.note
+
+    @admin.display(description="data")
+    def shown_data(self, obj):
+        return "(withheld until the second review)" if self._withheld(obj) else obj.data
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -47,7 +81,7 @@ class ReviewEventInline(admin.TabularInline):
         return False
 
     def get_queryset(self, request):
-        return super().get_queryset(request).select_related("actor")
+        return super().get_queryset(request).select_related("actor", "item")
 
 
 @admin.register(ReviewItem)
@@ -242,10 +276,11 @@ class ReviewItemAdmin(admin.ModelAdmin):
         description="Resolve: override the decision (with a note)", permissions=["review"]
     )
     def resolve_override(self, request, queryset):
-        """Set the decision of each selected item's debate, with a note. Overriding a safety
-        veto to ACT takes the permission reviews.override_safety_veto (role Operator); items it
-        cannot apply to (someone else holds them, the decision is the machine's already, the
-        protocol has no such decision) are left as they are and reported."""
+        """Set the decision of each selected item's debate, with a note. A safety veto is never
+        overridden to ACT here (that takes a claim and a confirmation, item by item: the review
+        page or the API); items it cannot apply to (someone else holds them, the decision is
+        the machine's already, the protocol has no such decision) are left as they are and
+        reported."""
         items = list(queryset.select_related(*_subject_related(), "assignee"))
         decisions = sorted({d for item in items for d in item.subject.decisions(item)})
         form = OverrideForm(
@@ -269,6 +304,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
                     message = getattr(exc, "message", None)
                     if isinstance(exc, ValidationError):
                         message = "; ".join(exc.messages)
+                        if "confirm_veto_override" in getattr(exc, "error_dict", {}):
+                            message = VETO_ELSEWHERE
                     failed.append(f"#{item.pk}: {message or exc}")
             self._report(
                 request,

@@ -23,13 +23,24 @@ def user_name(user) -> str:
     return user.get_full_name() or user.get_username()
 
 
-def conflict_if_taken(item: ReviewItem, user) -> None:
-    """Raise unless the item is open or already claimed by `user`."""
+def conflict_if_taken(item: ReviewItem, user, *, taking: bool = False) -> None:
+    """Raise unless the item is open (and not assigned to someone else, unless `taking` it) or
+    already claimed by `user`."""
     if item.status == ReviewItem.Status.CLAIMED and item.assignee_id != user.pk:
         since = timesince(item.claimed_at) if item.claimed_at else "a moment"
         raise ReviewConflict(
             f"Review item #{item.pk} was claimed by {user_name(item.assignee)} {since} ago; "
             "it stays theirs until they release it."
+        )
+    if (
+        not taking
+        and item.status == ReviewItem.Status.OPEN
+        and item.assignee_id is not None
+        and item.assignee_id != user.pk
+    ):
+        raise ReviewConflict(
+            f"Review item #{item.pk} is assigned to {user_name(item.assignee)}; take it if you "
+            "mean to work on it (it becomes yours)."
         )
     if item.status in ReviewItem.CLOSED:
         raise ReviewConflict(

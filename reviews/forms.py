@@ -14,6 +14,7 @@ class QueueFilterForm(forms.Form):
             ("claimed", "Claimed"),
             ("resolved", "Resolved"),
             ("dismissed", "Dismissed"),
+            ("expired", "Closed at their deadline"),
             ("all", "All"),
         ],
     )
@@ -21,6 +22,11 @@ class QueueFilterForm(forms.Form):
         required=False, choices=[("", "Any reason"), *ReviewItem.Reason.choices]
     )
     assignee = forms.ChoiceField(required=False)
+    overdue = forms.ChoiceField(
+        required=False,
+        label="Deadline",
+        choices=[("", "Any"), ("yes", "Overdue"), ("no", "Not overdue")],
+    )
     per_page = forms.TypedChoiceField(
         required=False,
         coerce=int,
@@ -43,6 +49,7 @@ class QueueFilterForm(forms.Form):
             "status": data.get("status") or "active",
             "reason": data.get("reason") or "",
             "assignee": data.get("assignee") or "",
+            "overdue": data.get("overdue") or "",
         }
 
 
@@ -88,11 +95,26 @@ class OverrideForm(NoteForm):
         super().__init__(*args, **kwargs)
         self.fields["decision"].choices = [("", "choose a decision"), *[(d, d) for d in decisions]]
         self.fields["decision"].help_text = (
-            "Replaces the machine's decision on each item; the machine's stays on record."
-            + (
-                ""
-                if may_override_veto
-                else " Overriding a safety veto to ACT needs the Operator role: such items are "
-                "left as they are."
-            )
+            "Replaces the machine's decision on each item; the machine's stays on record. "
+            "A safety veto is not overridden to ACT here: such items are left as they are "
+            "(override one on its review page, holding it, with a confirmation"
+            + ("" if may_override_veto else "; it also needs the Operator role")
+            + ")."
         )
+
+
+class AssignForm(forms.Form):
+    """Route an open item to a reviewer (or to nobody) without claiming it."""
+
+    assignee = forms.ChoiceField(required=False, label="Assign to")
+
+    def __init__(self, *args, reviewers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].choices = [
+            ("", "nobody (unassigned)"),
+            *[(str(u.pk), u.get_username()) for u in reviewers],
+        ]
+
+
+class DutyForm(forms.Form):
+    on_duty = forms.BooleanField(required=False)

@@ -1,21 +1,25 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from reviews import subjects, triage
 
 
 class ReviewStatus(models.TextChoices):
     """A subject's review status, kept in step with its items by the queue
-    (`reviews.queueing.review_status_sync`): pending while any is active, else resolved if any
+    (`reviews.queueing.review_status_sync`): pending while any is active, else expired if any
+    was closed at its deadline (no human verdict: never ground truth), else resolved if any
     was, else dismissed if it had any."""
 
     NONE = "", "Not needed"
     PENDING = "pending", "Pending review"
     RESOLVED = "resolved", "Resolved"
     DISMISSED = "dismissed", "Dismissed"
+    EXPIRED = "expired", "Closed at its review deadline"
 
 
 class ReviewItem(models.Model):
@@ -53,6 +57,7 @@ class ReviewItem(models.Model):
         CLAIMED = "claimed", "Claimed"
         RESOLVED = "resolved", "Resolved"
         DISMISSED = "dismissed", "Dismissed"
+        EXPIRED = "expired", "Closed at its deadline"
 
     class Verdict(models.TextChoices):
         NONE = "", "None"
@@ -60,9 +65,19 @@ class ReviewItem(models.Model):
         OVERRIDE = "override", "Overrode the decision"
         KEEP = "keep", "Picked the value to keep"
         RERUN = "rerun", "Re-ran it"
+        FALLBACK = "fallback", "Its deadline's fallback (no reviewer)"
+
+    class Stage(models.TextChoices):
+        """Which review an active item waits for (`reviews.services`): its first; a second,
+        independent one (a veto override that takes effect only once a second reviewer agrees);
+        or an adjudicator's, after two reviews disagreed."""
+
+        FIRST = "first", "Review"
+        SECOND = "second", "Second review"
+        ADJUDICATION = "adjudication", "Adjudication"
 
     ACTIVE = (Status.OPEN, Status.CLAIMED)
-    CLOSED = (Status.RESOLVED, Status.DISMISSED)
+    CLOSED = (Status.RESOLVED, Status.DISMISSED, Status.EXPIRED)
 
     debate = models.ForeignKey(
         "debates.Debate",
@@ -110,17 +125,43 @@ class ReviewItem(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="review_items",
-        help_text="Who claimed it; once closed, who resolved or dismissed it.",
+        help_text="Who it is assigned to while open (routed to a reviewer on duty, reassigned "
+        "or taken), who holds it once claimed, who resolved or dismissed it once closed.",
     )
     verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True, default="")
     decision_override = models.CharField(
         max_length=16, blank=True, help_text="The decision an override verdict set."
     )
     note = models.TextField(blank=True, help_text="The analyst's note on resolving/dismissing.")
+    double_review = models.BooleanField(
+        default=False,
+        help_text="Drawn for two independent reviews (REVIEW_DOUBLE_REVIEW_SHARE of new items).",
+    )
+    stage = models.CharField(
+        max_length=12,
+        choices=Stage.choices,
+        default=Stage.FIRST,
+        help_text="Which review it waits for: the first, a second (independent) one, or an "
+        "adjudicator's after two disagreed.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(
-        null=True, blank=True, help_text="When it was resolved or dismissed."
+        null=True,
+        blank=True,
+        help_text="When it was resolved, dismissed or closed at its deadline.",
+    )
+    due_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Its deadline: raised + the shortest of its reasons' (REVIEW_DEADLINE_HOURS); "
+        "empty when none of them has one.",
+    )
+    overdue_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When it was found past its deadline (`reviews.deadlines`): overdue items "
+        "come first in the queue.",
     )
 
     class Meta:
@@ -166,13 +207,15 @@ class ReviewItem(models.Model):
                 name="reviewitem_claimed_has_assignee",
             ),
             models.CheckConstraint(
-                condition=(Q(status="resolved") & ~Q(verdict=""))
-                | (~Q(status="resolved") & Q(verdict="")),
-                name="reviewitem_verdict_iff_resolved",
+                condition=(Q(status="resolved") & ~Q(verdict="") & ~Q(verdict="fallback"))
+                | (Q(status="expired") & Q(verdict="fallback"))
+                | (Q(status__in=["open", "claimed", "dismissed"]) & Q(verdict="")),
+                name="reviewitem_verdict_iff_closed_with_one",
             ),
             models.CheckConstraint(
                 condition=(Q(verdict="override") & ~Q(decision_override=""))
-                | (~Q(verdict="override") & Q(decision_override="")),
+                | Q(verdict="fallback")
+                | (~Q(verdict__in=["override", "fallback"]) & Q(decision_override="")),
                 name="reviewitem_override_has_decision",
             ),
             models.CheckConstraint(
@@ -181,11 +224,20 @@ class ReviewItem(models.Model):
             ),
         ]
         indexes = [
-            # The queue's default view: active items, most urgent and oldest first.
+            # The queue's default view: active items, overdue first, then most urgent and oldest.
             models.Index(
-                fields=["-priority", "created_at", "id"],
+                F("overdue_at").asc(nulls_last=True),
+                F("priority").desc(),
+                F("created_at").asc(),
+                F("id").asc(),
                 condition=Q(status__in=["open", "claimed"]),
-                name="reviewitem_active_queue",
+                name="reviewitem_active_queue_due",
+            ),
+            # Active items by deadline (the deadline sweep).
+            models.Index(
+                fields=["due_at"],
+                condition=Q(status__in=["open", "claimed"], due_at__isnull=False),
+                name="reviewitem_active_due",
             ),
             models.Index(fields=["status", "-priority", "created_at"], name="reviewitem_status"),
             # The queue in the same order over every status (`status=all`).
@@ -241,6 +293,64 @@ class ReviewItem(models.Model):
         return self.reason in triage.FAILURE_REASONS
 
 
+class ReviewerVerdict(models.Model):
+    """One reviewer's verdict on an item, in the review it was given for (`stage`): the item's
+    first review, a second independent one, or an adjudicator's. An item reviewed once has one;
+    an item that needed a second review has two, and a third when they disagreed. What the
+    item finally says is on the item (`verdict`, `decision_override`)."""
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="verdicts")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_verdicts"
+    )
+    stage = models.CharField(max_length=12, choices=ReviewItem.Stage.choices)
+    verdict = models.CharField(max_length=10, choices=ReviewItem.Verdict.choices)
+    decision = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="An override's decision, or the value a keep picked; empty for uphold.",
+    )
+    outcome = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="What the verdict amounts to, compared across reviewers: the decision it "
+        "leaves in effect (an override's, or the machine's upheld), or the value kept.",
+    )
+    note = models.TextField(blank=True)
+    veto_override = models.BooleanField(
+        default=False,
+        help_text="It overrode a safety veto to ACT, confirmed by the reviewer holding the item.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "stage"], name="reviewerverdict_one_per_stage"),
+            models.UniqueConstraint(
+                fields=["item", "reviewer"], name="reviewerverdict_one_per_reviewer"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(veto_override=True),
+                name="reviewerverdict_veto_override",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_stage_display()} of #{self.item_id}: {self.verdict} {self.decision}"
+
+    def agrees_with(self, other: ReviewerVerdict) -> bool:
+        """Two reviews agree when they leave the same outcome (the same decision in effect, the
+        same value kept)."""
+        return (self.outcome or self.decision, self.verdict == "keep") == (
+            other.outcome or other.decision,
+            other.verdict == "keep",
+        )
+
+
 class ReviewEvent(models.Model):
     """Who did what to a review item, when, and why: the item's audit trail."""
 
@@ -250,6 +360,10 @@ class ReviewEvent(models.Model):
         RELEASED = "released", "Released"
         RESOLVED = "resolved", "Resolved"
         DISMISSED = "dismissed", "Dismissed"
+        REVIEWED = "reviewed", "Reviewed (awaits another review)"
+        ASSIGNED = "assigned", "Assigned"
+        OVERDUE = "overdue", "Went past its deadline"
+        EXPIRED = "expired", "Closed at its deadline"
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(
@@ -272,3 +386,30 @@ class ReviewEvent(models.Model):
 
     def __str__(self):
         return f"{self.get_action_display()} by {self.actor or 'system'}"
+
+
+class ReviewerProfile(models.Model):
+    """A reviewer's own settings for the queue: whether they are on duty (new items are
+    assigned to the reviewers on duty, the least loaded first: `reviews.assignment`)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="reviewer_profile",
+    )
+    on_duty = models.BooleanField(
+        default=False, help_text="New review items are assigned to the reviewers on duty."
+    )
+    on_duty_since = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["on_duty_since"], condition=Q(on_duty=True), name="reviewerprofile_on_duty"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.user} ({'on duty' if self.on_duty else 'off duty'})"

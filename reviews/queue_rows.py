@@ -39,16 +39,30 @@ def _row(item: ReviewItem, link: str, now) -> SafeString:
     assignee = item.assignee.get_username() if item.assignee is not None else ""
     since = timesince(item.created_at, now)
     status = item.status
+    overdue = item.overdue_at is not None and status in ReviewItem.ACTIVE
+    marked = ' class="overdue"' if overdue else ""
     return SafeString(
-        f'<tr data-item="{item.pk}">\n'
+        f'<tr data-item="{item.pk}"{marked}>\n'
         f'      <td><a href="{html.escape(link)}">#{item.pk}</a></td>\n'
         f'      <td data-label="Reason">{html.escape(item.reasons_display)}<br>'
         f'<span class="summary"{title}>{html.escape(headline(summary))}</span></td>\n'
         f'      <td data-label="Priority">{item.priority}</td>\n'
         f'      <td data-label="Age" title="{created}">{html.escape(since)}</td>\n'
+        f"      {_due(item, now, overdue)}\n"
         f"      {item.subject.queue_cells(item, link)}\n"
         f'      <td data-label="Assignee">{html.escape(assignee or "—")}</td>\n'
         f'      <td data-label="Status" class="status-{html.escape(status)}">'
         f"{html.escape(STATUS_LABELS.get(status, status))}</td>\n"
         "    </tr>"
     )
+
+
+def _due(item: ReviewItem, now, overdue: bool) -> str:
+    """The Due cell: how long until the deadline, or how long past it (an overdue item)."""
+    if item.due_at is None or item.status not in ReviewItem.ACTIVE:
+        return '<td data-label="Due">—</td>'
+    at = timezone.template_localtime(item.due_at).isoformat()
+    if overdue or item.due_at <= now:
+        text = f"overdue {timesince(item.due_at, now)}"
+        return f'<td data-label="Due" title="{at}" class="due-overdue">{html.escape(text)}</td>'
+    return f'<td data-label="Due" title="{at}">in {html.escape(timesince(now, item.due_at))}</td>'

@@ -7,14 +7,16 @@ with its row locked.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from reviews import subjects, triage
+from reviews import assignment, subjects, triage
 from reviews.events import conflict_if_taken, record
 from reviews.models import ReviewEvent, ReviewItem, ReviewStatus
 
@@ -29,7 +31,8 @@ def review_status_sync(
     subject: str | subjects.ReviewSubject, group_id, *, active: bool = False, **changes
 ) -> None:
     """Keep the group's review status in step with its items: pending while any is active,
-    else resolved if any was, else dismissed if it had any, else none. `changes` are stored
+    else expired if any was closed at its deadline, else resolved if any was, else dismissed if
+    it had any, else none. `changes` are stored
     on the group's row in the same update. `subject`: a registered subject, or its name.
     `active`: the caller has just opened an item, so the status is pending without counting."""
     if isinstance(subject, str):
@@ -41,9 +44,12 @@ def review_status_sync(
         total=Count("id"),
         active=Count("id", filter=Q(status__in=ReviewItem.ACTIVE)),
         resolved=Count("id", filter=Q(status=ReviewItem.Status.RESOLVED)),
+        expired=Count("id", filter=Q(status=ReviewItem.Status.EXPIRED)),
     )
     if counts["active"]:
         status = ReviewStatus.PENDING
+    elif counts["expired"]:  # a deadline's fallback: no human verdict to count on
+        status = ReviewStatus.EXPIRED
     elif counts["resolved"]:
         status = ReviewStatus.RESOLVED
     elif counts["total"]:
@@ -70,7 +76,11 @@ def _reasons_join(key: str, grouped: dict[Any, list[triage.Flag]]) -> None:
         if list(flag.all_reasons) != list(item.reasons or [item.reason]):
             item.reason, item.reasons = flag.reason, list(flag.all_reasons)
             item.priority, item.summary, item.details = flag.priority, flag.summary, flag.details
-            item.save(update_fields=["reason", "reasons", "priority", "summary", "details"])
+            due = due_at(item.reasons, item.created_at)
+            item.due_at = min(d for d in (item.due_at, due) if d) if due or item.due_at else None
+            item.save(
+                update_fields=["reason", "reasons", "priority", "summary", "details", "due_at"]
+            )
             logger.info("review item #%s now also covers %s", item.pk, ", ".join(item.reasons))
 
 
@@ -103,11 +113,29 @@ def items_open(subject: str, flags: list[tuple[Any, triage.Flag]]) -> list[Revie
     if already:
         _reasons_join(key, {subject_id: grouped[subject_id] for subject_id in already})
     ReviewEvent.objects.bulk_create(created_event(item) for item in created)
+    assignment.items_opened(item.pk for item in created)
     return created
 
 
+def due_at(reasons, raised=None):
+    """When an item raised for `reasons` at `raised` (now) is due: the shortest of their
+    deadlines (REVIEW_DEADLINE_HOURS); None when none has one."""
+    hours = triage.deadline_hours(reasons, settings.REVIEW_DEADLINE_HOURS)
+    if hours is None:
+        return None
+    return (raised or timezone.now()) + timedelta(hours=hours)
+
+
+def drawn_for_double_review() -> bool:
+    """Whether a new outcome item gets two independent reviews: a REVIEW_DOUBLE_REVIEW_SHARE
+    chance (failures are reviewed once: re-run, decide or dismiss)."""
+    share = settings.REVIEW_DOUBLE_REVIEW_SHARE
+    return share > 0 and random.random() < share  # noqa: S311 (sampling, not security)
+
+
 def outcome_item(subject: str, subject_id, flag: triage.Flag) -> ReviewItem:
-    """The (unsaved) outcome item of one subject for its joined flag (`triage.joined`)."""
+    """The (unsaved) outcome item of one subject for its joined flag (`triage.joined`), with
+    its deadline."""
     return ReviewItem(
         **{f"{subject}_id": subject_id},
         reason=flag.reason,
@@ -115,6 +143,8 @@ def outcome_item(subject: str, subject_id, flag: triage.Flag) -> ReviewItem:
         priority=flag.priority,
         summary=flag.summary,
         details=flag.details,
+        due_at=due_at(flag.all_reasons),
+        double_review=drawn_for_double_review(),
     )
 
 
@@ -159,11 +189,13 @@ def failure_item_open(
         priority=flag.priority,
         summary=flag.summary,
         details=flag.details,
+        due_at=due_at([flag.reason]),
     )
     ReviewEvent.objects.create(
         item=item, action=ReviewEvent.Action.CREATED, to_status=item.status, note=item.summary
     )
     review_status_sync(kind, failed.pk)
+    assignment.items_opened([item.pk])
     logger.info("%s %s failed: review item #%s", kind.noun, failed.pk, item.pk)
     return item
 

@@ -13,23 +13,28 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from reviews import subjects
+import audit
+from reviews import assignment, subjects
 from reviews.events import ReviewConflict, conflict_if_taken, record, user_name
-from reviews.models import ReviewEvent, ReviewItem
+from reviews.models import ReviewerVerdict, ReviewEvent, ReviewItem
 from reviews.queueing import review_status_sync
 
 __all__ = [
     "ReviewConflict",
+    "review_assign",
     "review_claim",
     "review_dismiss",
+    "review_expire",
     "review_keep",
     "review_release",
     "review_rerun",
     "review_resolve",
+    "review_take",
 ]
 
 
@@ -112,6 +117,15 @@ def _close(
     return previous
 
 
+def _refuse_own_later_review(item: ReviewItem, user) -> None:
+    """A second review or an adjudication comes from someone who has not reviewed the item."""
+    if item.stage != ReviewItem.Stage.FIRST and item.verdicts.filter(reviewer=user).exists():
+        raise ReviewConflict(
+            f"You reviewed item #{item.pk} already; its {item.get_stage_display().lower()} "
+            "must come from another reviewer."
+        )
+
+
 @transaction.atomic
 def review_claim(*, item_id, user) -> ReviewItem:
     """Assign an open item to `user`. Claiming an item you already hold changes nothing."""
@@ -120,12 +134,75 @@ def review_claim(*, item_id, user) -> ReviewItem:
     if item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk:
         return item
     conflict_if_taken(item, user)
+    _refuse_own_later_review(item, user)
     previous = item.status
     item.status = ReviewItem.Status.CLAIMED
     item.assignee = user
     item.claimed_at = timezone.now()
     item.save(update_fields=["status", "assignee", "claimed_at"])
     record(item, actor=user, action=ReviewEvent.Action.CLAIMED, from_status=previous)
+    return item
+
+
+@transaction.atomic
+def review_take(*, item_id, user) -> ReviewItem:
+    """Claim an open item whatever it is assigned to (it becomes `user`'s). An item someone
+    holds is theirs until they release it."""
+    _require_staff(user)
+    item = _lock_item(item_id)
+    if item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk:
+        return item
+    conflict_if_taken(item, user, taking=True)
+    _refuse_own_later_review(item, user)
+    previous, before = item.status, item.assignee
+    item.status = ReviewItem.Status.CLAIMED
+    item.assignee = user
+    item.claimed_at = timezone.now()
+    item.save(update_fields=["status", "assignee", "claimed_at"])
+    taken = {} if before is None or before.pk == user.pk else {"taken_from": user_name(before)}
+    record(item, actor=user, action=ReviewEvent.Action.CLAIMED, from_status=previous, data=taken)
+    return item
+
+
+@transaction.atomic
+def review_assign(*, item_id, user, assignee) -> ReviewItem:
+    """Assign an open item to `assignee` (a user who may work the queue; None: nobody), without
+    claiming it. A claimed item is its holder's until they release it."""
+    _require_staff(user)
+    if assignee is not None and not (assignee.is_active and assignee.has_perm(WORK_QUEUE)):
+        raise ValidationError(
+            {"assignee": f"{user_name(assignee)} cannot work the review queue (role Reviewer)."}
+        )
+    item = _lock_item(item_id)
+    if item.status != ReviewItem.Status.OPEN:
+        raise ReviewConflict(
+            f"Review item #{item.pk} is {item.status}"
+            + (f" by {user_name(item.assignee)}" if item.assignee_id else "")
+            + "; only an open item is assigned."
+        )
+    if assignee is not None and item.verdicts.filter(reviewer=assignee).exists():
+        raise ValidationError(
+            {
+                "assignee": f"{user_name(assignee)} reviewed this item already; its "
+                f"{item.get_stage_display().lower()} must come from someone else."
+            }
+        )
+    before = item.assignee
+    if (before.pk if before else None) == (assignee.pk if assignee else None):
+        return item
+    item.assignee = assignee
+    item.save(update_fields=["assignee"])
+    record(
+        item,
+        actor=user,
+        action=ReviewEvent.Action.ASSIGNED,
+        from_status=item.status,
+        data={
+            "from": before.get_username() if before else None,
+            "to": assignee.get_username() if assignee else None,
+            "by": "reassign",
+        },
+    )
     return item
 
 
@@ -160,7 +237,98 @@ def review_release(*, item_id, user, note: str = "") -> ReviewItem:
     return item
 
 
-def _resolve(*, item_id, user, verdict: str, value: str, note: str) -> ReviewItem:
+def _confirm(item: ReviewItem, user, guard: subjects.Guard, confirmed: bool, note: str) -> None:
+    """A guarded verdict (overriding a safety veto to ACT) needs the item claimed by `user`, a
+    note, and an explicit confirmation naming what the vetoing agent saw. Says what is missing."""
+    missing = {}
+    if not (item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk):
+        missing["claim"] = (
+            f"Claim review item #{item.pk} first: a safety veto is overridden only by the "
+            "reviewer holding the item."
+        )
+    if not note:
+        missing["note"] = "A note is required to override a safety veto: say why."
+    if not confirmed:
+        missing["confirm_veto_override"] = (
+            f"{guard.seen} Overriding it to ACT needs an explicit confirmation that you read "
+            'this ("confirm_veto_override": true).'
+        )
+    if missing:
+        raise ValidationError(missing)
+
+
+def _hold(
+    item: ReviewItem, user, *, stage: str, given: ReviewerVerdict, applied: bool
+) -> ReviewItem:
+    """Keep an item waiting for another review (`stage`) after `user` gave theirs: back in the
+    queue, unclaimed and routed again (to someone who has not reviewed it)."""
+    previous, reviewed = item.status, item.stage
+    item.status = ReviewItem.Status.OPEN
+    item.stage = stage
+    item.assignee = None
+    item.claimed_at = None
+    item.save(update_fields=["status", "stage", "assignee", "claimed_at"])
+    record(
+        item,
+        actor=user,
+        action=ReviewEvent.Action.REVIEWED,
+        from_status=previous,
+        note=given.note,
+        data={
+            "stage": reviewed,
+            "verdict": given.verdict,
+            "decision": given.decision,
+            "awaits": stage,
+            "applied": applied,
+            **({"veto_override": True} if given.veto_override else {}),
+        },
+    )
+    assignment.items_opened([item.pk])
+    return item
+
+
+def _later_review_allowed(item: ReviewItem, user, stage: str | None) -> None:
+    """A second review or an adjudication is given by someone who has not reviewed the item,
+    either holding it or naming the review they give (`stage`, as the page does): of two
+    reviewers sending the second review at once, the later one is told the first got there
+    first, rather than adjudicating unawares."""
+    what = item.get_stage_display().lower()
+    if stage is not None and stage != item.stage:
+        raise ReviewConflict(
+            f"Review item #{item.pk} no longer awaits its {ReviewItem.Stage(stage).label.lower()}"
+            f": someone else gave it first; it now awaits its {what}."
+        )
+    if item.stage == ReviewItem.Stage.FIRST:
+        return
+    _refuse_own_later_review(item, user)
+    holds = item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk
+    if stage is None and not holds:
+        raise ReviewConflict(
+            f"Review item #{item.pk} awaits its {what}: claim it first, or name the review you "
+            f'give ("stage": "{item.stage}").'
+        )
+
+
+def _resolve(
+    *,
+    item_id,
+    user,
+    verdict: str,
+    value: str,
+    note: str,
+    confirm_veto_override: bool = False,
+    stage: str | None = None,
+) -> ReviewItem:
+    """Give `user`'s verdict on an item, in the review it waits for (`ReviewItem.Stage`).
+
+    A first review closes the item, unless it needs a second, independent one: an item drawn
+    for double review (`double_review`), or a safety veto overridden to ACT. A second review
+    that agrees with the first closes it; one that disagrees sends it to adjudication, whose
+    verdict closes it. A verdict is applied to its subject when it closes the item; while the
+    item waits, it is checked by the subject (whose changes are undone) and not applied, except
+    a veto override outside double review with `REVIEW_VETO_OVERRIDE_APPROVAL` off, which takes
+    effect at once and is then reviewed again.
+    """
     subject = _subject_of(item_id)
     refusal = subject.kind.refusal(verdict)
     if refusal:
@@ -168,9 +336,47 @@ def _resolve(*, item_id, user, verdict: str, value: str, note: str) -> ReviewIte
     locked = subject.kind.lock(subject.group_id)
     item = _lock_item(item_id)
     conflict_if_taken(item, user)
-    done = subject.kind.resolve(
-        locked=locked, item=item, user=user, verdict=verdict, value=value, note=note
+    _later_review_allowed(item, user, stage)
+    stage = item.stage
+    guard = subject.kind.guard(locked=locked, item=item, user=user, verdict=verdict, value=value)
+    if guard is not None:
+        _confirm(item, user, guard, confirm_veto_override, note)
+    first = None
+    if stage == ReviewItem.Stage.SECOND:
+        first = item.verdicts.filter(stage=ReviewItem.Stage.FIRST).first()
+    # What the verdict leads to: close the item, or wait for a second review or adjudication.
+    awaits = None
+    if stage == ReviewItem.Stage.FIRST and (item.double_review or guard is not None):
+        awaits = ReviewItem.Stage.SECOND
+    applies = awaits is None or (
+        guard is not None and not item.double_review and not settings.REVIEW_VETO_OVERRIDE_APPROVAL
     )
+    with transaction.atomic():  # a verdict not applied is checked, then its changes undone
+        done = subject.kind.resolve(
+            locked=locked, item=item, user=user, verdict=verdict, value=value, note=note
+        )
+        mine = ReviewerVerdict(
+            item=item,
+            reviewer=user,
+            stage=stage,
+            verdict=verdict,
+            decision=done.decision_override
+            or (value if verdict == ReviewItem.Verdict.KEEP else ""),
+            outcome=done.outcome,
+            note=note,
+            veto_override=guard is not None,
+        )
+        if first is not None and not mine.agrees_with(first):
+            awaits, applies = ReviewItem.Stage.ADJUDICATION, False
+        if not applies:
+            transaction.set_rollback(True)
+    mine.save(force_insert=True)
+    if guard is not None:
+        _audit_veto_override(item, user, guard, note, done, takes_effect=applies)
+    if awaits is not None:
+        if applies:  # in effect now; the item stays open for its second review
+            review_status_sync(subject.kind, subject.group_id, **done.changes)
+        return _hold(item, user, stage=awaits, given=mine, applied=applies)
     previous = _close(
         item,
         user=user,
@@ -179,38 +385,80 @@ def _resolve(*, item_id, user, verdict: str, value: str, note: str) -> ReviewIte
         verdict=verdict,
         decision_override=done.decision_override,
     )
+    data = {**done.data, **({"veto_override": True} if guard is not None else {})}
+    if stage != ReviewItem.Stage.FIRST:
+        data["stage"] = stage
     record(
         item,
         actor=user,
         action=ReviewEvent.Action.RESOLVED,
         from_status=previous,
         note=note,
-        data=done.data,
+        data=data,
     )
     review_status_sync(subject.kind, subject.group_id, **done.changes)
     subject.kind.closed(subject.group_id, [item])
     return item
 
 
+def _audit_veto_override(
+    item, user, guard: subjects.Guard, note: str, done: subjects.Resolution, *, takes_effect: bool
+) -> None:
+    """Every override of a safety veto in the staff audit trail, with what was confirmed and
+    whether it took effect (or waits for a second reviewer)."""
+    audit.record(
+        actor=user,
+        action="review.veto_override",
+        subject=item,
+        changes={
+            "decision": {
+                "from": done.data.get("machine_decision"),
+                "to": done.decision_override,
+            },
+            "takes_effect": {"from": None, "to": takes_effect},
+        },
+        note=f"{note}\n\nConfirmed having read: {guard.seen}",
+    )
+
+
 @transaction.atomic
-def review_resolve(*, item_id, user, verdict: str, note: str, decision: str = "") -> ReviewItem:
+def review_resolve(
+    *,
+    item_id,
+    user,
+    verdict: str,
+    note: str,
+    decision: str = "",
+    confirm_veto_override: bool = False,
+    stage: str | None = None,
+) -> ReviewItem:
     """Close an item with a verdict: uphold the machine's decision, or override it.
 
     The item may be open (resolving claims it) or claimed by `user`. What the verdict does is
     the subject's (a debate's: an override becomes its effective decision, the machine's is
     kept; see `debates.reviewing`). Items whose subject takes no such verdict are refused with
-    what to do instead.
+    what to do instead. Overriding a safety veto to ACT also takes holding the item and
+    `confirm_veto_override` (see `_confirm`); a second review or an adjudication takes holding
+    the item or naming it (`stage`; see `_later_review_allowed`).
     """
     _require_staff(user)
     note = _require_note(note, "resolve")
     verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
     if verdict not in verdicts:
         raise ValidationError({"verdict": "Choose a verdict: uphold or override."})
-    return _resolve(item_id=item_id, user=user, verdict=verdict, value=decision, note=note)
+    return _resolve(
+        item_id=item_id,
+        user=user,
+        verdict=verdict,
+        value=decision,
+        note=note,
+        confirm_veto_override=confirm_veto_override,
+        stage=stage,
+    )
 
 
 @transaction.atomic
-def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
+def review_keep(*, item_id, user, choice: str, note: str, stage: str | None = None) -> ReviewItem:
     """Close an item with the value to keep (`choice`, e.g. ``finding:<id>`` or ``use_both``
     for a contradiction; see `contradictions.reviewing`)."""
     _require_staff(user)
@@ -221,6 +469,7 @@ def review_keep(*, item_id, user, choice: str, note: str) -> ReviewItem:
         verdict=ReviewItem.Verdict.KEEP,
         value=(choice or "").strip(),
         note=note,
+        stage=stage,
     )
 
 
@@ -233,6 +482,11 @@ def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     subject.kind.lock(subject.group_id)
     item = _lock_item(item_id)
     conflict_if_taken(item, user)
+    if item.stage != ReviewItem.Stage.FIRST:
+        raise ReviewConflict(
+            f"Review item #{item.pk} awaits its {item.get_stage_display().lower()}: give a "
+            "verdict (a review was given already, so it is not dismissed)."
+        )
     subject.kind.dismissed(item=item, user=user, note=note)
     previous = _close(item, user=user, status=ReviewItem.Status.DISMISSED, note=note)
     record(item, actor=user, action=ReviewEvent.Action.DISMISSED, from_status=previous, note=note)
@@ -264,4 +518,47 @@ def review_rerun(*, item_id, user, note: str = "", model: str | None = None) -> 
         )
     subject.kind.rerun(locked=locked, item=item, user=user, note=note, model=model)
     item.refresh_from_db()
+    return item
+
+
+FALLBACK_NOTES = {
+    "machine": "Closed at its deadline with no review: the machine's decision stands.",
+    "WARN": "Closed at its deadline with no review: the decision became WARN.",
+}
+
+
+@transaction.atomic
+def review_expire(*, item_id, fallback: str, now=None) -> ReviewItem | None:
+    """Close an active item whose deadline passed with its reason's fallback ("machine": the
+    machine's decision stands; "WARN": the decision becomes WARN), by the system: status
+    `expired`, verdict `fallback`, its subject's review status `expired` (never a reviewer's
+    verdict). Whoever assigned or held it keeps their name on it. None when the item is no
+    longer active or not due (someone closed it first)."""
+    now = now or timezone.now()
+    try:
+        subject = _subject_of(item_id)
+    except ReviewItem.DoesNotExist:
+        return None
+    locked = subject.kind.lock(subject.group_id)
+    item = _lock_item(item_id)
+    if not item.is_active or item.due_at is None or item.due_at > now:
+        return None
+    done = subject.kind.fallback(locked=locked, item=item, fallback=fallback)
+    previous = item.status
+    item.status = ReviewItem.Status.EXPIRED
+    item.verdict = ReviewItem.Verdict.FALLBACK
+    item.decision_override = done.decision_override
+    item.note = FALLBACK_NOTES.get(fallback, f"Closed at its deadline: {fallback}.")
+    item.closed_at = now
+    item.save(update_fields=["status", "verdict", "decision_override", "note", "closed_at"])
+    record(
+        item,
+        actor=None,
+        action=ReviewEvent.Action.EXPIRED,
+        from_status=previous,
+        note=item.note,
+        data={**done.data, "fallback": fallback, "due_at": item.due_at.isoformat()},
+    )
+    review_status_sync(subject.kind, subject.group_id, **done.changes)
+    subject.kind.closed(subject.group_id, [item])
     return item

@@ -25,11 +25,35 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Resolution:
     """What a verdict did to its subject: what the item records (`decision_override`, the
-    event's `data`) and what the group's row gets beside its review status (`changes`)."""
+    event's `data`), what the group's row gets beside its review status (`changes`) and what
+    the verdict amounts to (`outcome`, for agreement between reviewers)."""
 
     data: dict[str, Any]
     decision_override: str = ""
     changes: dict[str, Any] = field(default_factory=dict)
+    #: What the verdict amounts to, comparable across reviewers (a debate's decision in
+    #: effect: the override, or the machine's upheld; a contradiction's kept choice).
+    outcome: str = ""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A verdict given only deliberately: overriding a safety veto to ACT. `seen` names what the
+    vetoing agent saw (who vetoed, at what risk, and why), which the reviewer confirms having
+    read; the queue also wants the item claimed by them and a note (`reviews.services`)."""
+
+    seen: str
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the machine said about an item's subject, to compare reviewers' verdicts with
+    (`reviews.agreement`): the protocol, the machine's decision, and each agent role's final
+    vote (in the verdicts' terms: a debate's VETO is REFUSE)."""
+
+    protocol: str
+    machine: str
+    agents: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -39,7 +63,7 @@ class Submission:
 
     form: Any
     form_name: str
-    perform: Any  # (user) -> ReviewItem
+    perform: Any  # (user, stage: the review the page was showing) -> ReviewItem
     success: Any  # (ReviewItem) -> str
 
 
@@ -89,7 +113,18 @@ class ReviewSubject:
         raise NotImplementedError
 
     def closed(self, group_id, items: list[ReviewItem]) -> None:
-        """Told after items of the group were resolved or dismissed (e.g. to notify)."""
+        """Told after items of the group were resolved, dismissed or closed at their deadline
+        (e.g. to notify)."""
+
+    def overdue(self, group_id, items: list[ReviewItem]) -> None:
+        """Told, inside the transaction that marks them, that items of the group went past
+        their deadline (e.g. to notify)."""
+
+    def fallback(self, *, locked, item: ReviewItem, fallback: str) -> Resolution:
+        """What closing an item at its deadline with `fallback` ("machine" or "WARN") does to
+        the subject. By default the machine's outcome stands (a subject without WARN keeps
+        it too)."""
+        return Resolution(data={"fallback": fallback})
 
     # --- verdicts --------------------------------------------------------------------------
 
@@ -98,12 +133,22 @@ class ReviewSubject:
             return None
         return self.refusals.get(verdict) or {"verdict": f"This item takes no '{verdict}'."}
 
+    def guard(self, *, locked, item: ReviewItem, user, verdict: str, value: str) -> Guard | None:
+        """The confirmation this verdict needs (None: none). Raise `PermissionDenied` when
+        `user` may not give it at all."""
+        return None
+
     def resolve(
         self, *, locked, item: ReviewItem, user, verdict: str, value: str, note: str
     ) -> Resolution:
         """Apply a verdict this subject takes (`value`: the decision, or the choice). Raise
         `ValidationError` and change nothing when `value` does not fit."""
         raise NotImplementedError
+
+    def judged(self, item_ids: list) -> dict[Any, Judged]:
+        """What the machine said about the subjects of these items (id -> `Judged`), in a fixed
+        number of queries; items it cannot say anything for are left out."""
+        return {}
 
     def dismissed(self, *, item: ReviewItem, user, note: str) -> None:
         """Told while an item is dismissed, inside its transaction."""

@@ -179,3 +179,16 @@ def failure_flag(
         (error.strip() or REASONS[reason][0])[:300],
         details,
     )
+
+
+#: What may close an item whose deadline passed (settings: REVIEW_DEADLINE_FALLBACKS).
+FALLBACK_MACHINE = "machine"
+FALLBACK_WARN = "WARN"
+FALLBACKS = (FALLBACK_MACHINE, FALLBACK_WARN)
+
+
+def deadline_hours(reasons, hours: dict[str, Any]) -> float | None:
+    """The deadline (hours after it was raised) of an item raised for `reasons`: the shortest
+    of theirs in `hours` (reason -> hours); None when none of them has one."""
+    found = [float(hours[r]) for r in reasons if hours.get(r) is not None]
+    return min(found) if found else None

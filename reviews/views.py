@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from api.pagination import EstimatedCountPaginator
-from reviews import selectors, services
-from reviews.forms import NoteForm, QueueFilterForm, ReleaseForm, RerunForm
+from reviews import assignment, selectors, services
+from reviews.forms import AssignForm, DutyForm, NoteForm, QueueFilterForm, ReleaseForm, RerunForm
 from reviews.models import ReviewItem
 from reviews.queue_rows import queue_rows
 
@@ -59,13 +59,43 @@ def queue(request):
             params.get("page")
         )
         rows = queue_rows(page.object_list)
-    view = {"me": "mine", "none": "unassigned"}.get(params.get("assignee", ""), "")
+    view = {
+        ("me", "claimed"): "mine",
+        ("me", "open"): "assigned",
+        ("none", "open"): "unassigned",
+    }.get((params.get("assignee", ""), params.get("status", "")), "")
+    on_duty, since, waiting = assignment.duty_of(request.user)
     return render(
         request,
         "reviews/queue.html",
-        {"form": form, "page": page, "rows": rows, "view": view},
+        {
+            "form": form,
+            "page": page,
+            "rows": rows,
+            "view": view,
+            "duty": {"on": on_duty, "since": since, "waiting": waiting},
+            "can_work": request.user.has_perm(WORK_QUEUE),
+        },
         status=200 if page is not None else 400,
     )
+
+
+@require_POST
+@staff_required(perm=WORK_QUEUE)
+def duty(request):
+    """The queue page's on-duty toggle."""
+    form = DutyForm(request.POST)
+    form.is_valid()
+    on = form.cleaned_data.get("on_duty", False)
+    assignment.duty_set(user=request.user, on_duty=on)
+    messages.success(
+        request,
+        "You are on duty: new review items are assigned to you when you have the fewest open."
+        if on
+        else "You are off duty: no more items are assigned to you; your open unclaimed items "
+        "went back to be routed to the reviewers on duty.",
+    )
+    return redirect(reverse("reviews:queue"))
 
 
 def _item_or_404(pk) -> ReviewItem:
@@ -78,14 +108,18 @@ def _item_or_404(pk) -> ReviewItem:
 def _action_flags(request, item: ReviewItem) -> dict:
     mine = item.assignee_id == request.user.pk
     can_act = request.user.has_perm(WORK_QUEUE)
+    is_open = item.status == ReviewItem.Status.OPEN
+    routed_elsewhere = is_open and item.assignee_id is not None and not mine
     return {
-        "can_claim": can_act and item.status == ReviewItem.Status.OPEN,
+        "can_claim": can_act and is_open and not routed_elsewhere,
+        "can_take": can_act and routed_elsewhere,
+        "can_assign": can_act and is_open,
         "can_release": can_act
         and item.status == ReviewItem.Status.CLAIMED
         and (mine or request.user.is_superuser),
         "can_close": can_act
         and (
-            item.status == ReviewItem.Status.OPEN
+            (is_open and not routed_elsewhere)
             or (item.status == ReviewItem.Status.CLAIMED and mine)
         ),
     }
@@ -97,15 +131,27 @@ def _render_item(request, pk, *, status=200, **forms):
     flags = _action_flags(request, item)
     template, context = item.subject.page(request, item, flags, forms)
     previous_id, next_id = selectors.queue_neighbours(item, user=request.user)
+    events = selectors.events_seen_by(item, request.user)
     context = {
         "item": item,
+        "blind": selectors.blind_to(item, events, request.user),
         "previous_id": previous_id,
         "next_id": next_id,
         "others": selectors.other_items(item),
-        "events": list(item.events.all()),
+        "events": events,
         **flags,
         "dismiss_form": forms.get("dismiss_form") or NoteForm(prefix="dismiss"),
         "release_form": forms.get("release_form") or ReleaseForm(prefix="release"),
+        "assign_form": forms.get("assign_form")
+        or (
+            AssignForm(
+                prefix="assign",
+                reviewers=selectors.assignable_reviewers(),
+                initial={"assignee": str(item.assignee_id or "")},
+            )
+            if flags["can_assign"]
+            else None
+        ),
         **context,
     }
     return render(request, template, context, status=status)
@@ -157,6 +203,36 @@ def claim(request, pk):
 
 @require_POST
 @staff_required(perm=WORK_QUEUE)
+def take(request, pk):
+    return _perform(
+        request,
+        pk,
+        lambda: services.review_take(item_id=pk, user=request.user),
+        success=lambda i: f"You took review item #{i.pk}: it is yours.",
+    )
+
+
+@require_POST
+@staff_required(perm=WORK_QUEUE)
+def assign(request, pk):
+    reviewers = selectors.assignable_reviewers()
+    form = AssignForm(request.POST, prefix="assign", reviewers=reviewers)
+
+    def perform():
+        chosen = form.cleaned_data["assignee"]
+        assignee = reviewers.get(pk=chosen) if chosen else None
+        return services.review_assign(item_id=pk, user=request.user, assignee=assignee)
+
+    def success(done: ReviewItem) -> str:
+        if done.assignee is None:
+            return f"Review item #{done.pk} is unassigned."
+        return f"Review item #{done.pk} is assigned to {done.assignee.get_username()}."
+
+    return _perform(request, pk, perform, form=form, form_name="assign_form", success=success)
+
+
+@require_POST
+@staff_required(perm=WORK_QUEUE)
 def release(request, pk):
     form = ReleaseForm(request.POST, prefix="release")
     return _perform(
@@ -168,6 +244,25 @@ def release(request, pk):
         form=form,
         form_name="release_form",
         success=lambda i: f"Review item #{i.pk} is back in the queue.",
+    )
+
+
+def waiting_message(item: ReviewItem) -> str:
+    """What a reviewer is told when their verdict did not close the item."""
+    if item.stage == ReviewItem.Stage.ADJUDICATION:
+        return (
+            f"Your review of item #{item.pk} differs from the first one: the item goes to "
+            "adjudication by a third reviewer. Nothing takes effect until then."
+        )
+    applied = item.events.filter(action="reviewed").order_by("-id").values_list("data", flat=True)
+    if next(iter(applied), {}).get("applied"):
+        return (
+            f"Your review of item #{item.pk} took effect; a second reviewer now reviews the item "
+            "independently (a disagreement goes to adjudication)."
+        )
+    return (
+        f"Your review of item #{item.pk} is recorded. It takes effect once a second reviewer, "
+        "reviewing it independently, agrees."
     )
 
 
@@ -183,13 +278,16 @@ def resolve(request, pk):
     if isinstance(submission, str):
         messages.error(request, submission)
         return _render_item(request, pk, status=400)
+    stage = request.POST.get("review_stage")
+    if stage not in ReviewItem.Stage.values:
+        stage = None  # a form without it: the holder gives the review the item waits for
     return _perform(
         request,
         pk,
-        lambda: submission.perform(request.user),
+        lambda: submission.perform(request.user, stage),
         form=submission.form,
         form_name=submission.form_name,
-        success=submission.success,
+        success=lambda done: waiting_message(done) if done.is_active else submission.success(done),
         next_url=reverse("reviews:queue"),
     )
 

@@ -26,12 +26,20 @@ sweeper in `runs.sweeping`, do the rest:
   stayed unavailable through a call's bounded attempts) goes back to queued, and its task
   retries it with backoff; what was stored is kept, so the retry resumes.
 - `requeue_failed`: queue a failed row again with its counters reset, from what is stored.
+- `charge_lost_calls`: when a row is taken up after its runner died (claimed again, or found by
+  the sweeper), the spending holds its calls left are counted as spent, at the most each could
+  cost: they were in flight, and the provider may have answered and billed them.
+- `request_stop` / `stop_point`: a worker that is shutting down (SIGTERM) lets each run it holds
+  finish the step it is in (the calls in flight return and are stored), then puts the row back
+  to queued and sends its task again (`Interrupted`): another worker, or this one restarted,
+  resumes it from what is stored. Nothing is lost and no call is paid for twice.
 """
 
 from __future__ import annotations
 
 import logging
 import select
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +52,8 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from agents.errors import Lost
+from budgets import services as budgets
 from runs.models import UNFINISHED, DurableRun, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -136,6 +146,15 @@ class Work:
 
     def requeued(self, pk, *, user, note: str, before: dict[str, Any]) -> None:
         """Told inside the transaction that queued a failed row again."""
+
+    #: The spending subject of a row is this prefix and its id ("debate:"; empty: none), and
+    #: its calls are rows of `call_model` whose `call_parent` is the row.
+    spending_prefix: ClassVar[str] = ""
+    call_model: ClassVar[Any] = None
+    call_parent: ClassVar[str] = ""
+
+    def spending_subject(self, pk) -> str:
+        return f"{self.spending_prefix}{pk}" if self.spending_prefix else ""
 
 
 _WORKS: dict[str, Work] = {}
@@ -260,6 +279,74 @@ class Heartbeat:
         return True
 
 
+def charge_lost_calls(work: Work, pk, *, again: bool = True) -> list[dict[str, Any]]:
+    """The calls a dead runner of the row left in flight, counted as spent at the most each
+    could cost (`budgets.charge_lost`), and recorded on the call (`lost_*`, which the row's
+    totals add); with `again` (the row goes on), an admitted debate's admission is widened by
+    as much where the limits have room, so those calls can be made again. Call only when no
+    runner of the row is alive (under its lock, or failing it)."""
+    subject = work.spending_subject(pk)
+    if not subject:
+        return []
+    charged = budgets.charge_lost(subject)
+    total = Lost()
+    for entry in charged:
+        lost = Lost(entry["cost"], entry["tokens_in"], entry["tokens_out"])
+        total += lost
+        if work.call_model is not None and entry["call"]:
+            work.call_model.objects.filter(**{work.call_parent: pk, "key": entry["call"]}).update(
+                **work.call_model.lost_added(lost)
+            )
+    if charged:
+        logger.warning(
+            "%s %s: %d call(s) in flight when its runner died counted as spent ($%s)",
+            work.noun,
+            pk,
+            len(charged),
+            total.cost_usd,
+        )
+        if again:
+            budgets.top_up(subject, cost=total.cost_usd, tokens=total.tokens_in + total.tokens_out)
+    return charged
+
+
+# --- stopping for a shutdown ---------------------------------------------------------------------
+
+_stopping = threading.Event()
+
+
+class Interrupted(Exception):
+    """Raised by `stop_point` once the process is shutting down: `run` puts the row back to
+    queued and sends its task again."""
+
+
+def request_stop() -> None:
+    """The process is shutting down: every run it holds stops at its next `stop_point`
+    (called by the Celery worker on SIGTERM, `config.celery`)."""
+    _stopping.set()
+
+
+def stop_point() -> None:
+    """Called by runners between steps, when everything of the step before is stored: raise
+    `Interrupted` once the process is shutting down."""
+    if _stopping.is_set():
+        raise Interrupted("the worker is shutting down")
+
+
+def requeue_interrupted(work: Work, pk) -> bool:
+    """A running row whose worker is shutting down goes back to queued, this start not
+    counted (it stopped cleanly), and its task is sent again."""
+    requeued = work.model.objects.filter(pk=pk, status=RunStatus.RUNNING).update(
+        status=RunStatus.QUEUED,
+        attempts=Greatest(F("attempts") - 1, 0),
+        updated_at=timezone.now(),
+    )
+    if requeued:
+        work.enqueue(str(pk))
+        logger.info("%s %s queued again: its worker is shutting down", work.noun, pk)
+    return bool(requeued)
+
+
 def requeue_for_retry(work: Work, pk, *, error: str) -> bool:
     """A running row that stopped on a transient failure goes back to queued, its error noted
     and this start not counted (it ended cleanly; `attempts` counts runners that died)."""
@@ -297,8 +384,15 @@ def run(work: Work, pk, *, may_retry: bool = False, read_back: bool = True):
                 "its hard time limit).",
             )
             return None
+        if row.attempts > 1:  # an earlier runner may have died with calls in flight
+            charge_lost_calls(work, pk)
         try:
             work.execute(row)
+        except Interrupted:
+            if requeue_interrupted(work, pk):
+                row.status = RunStatus.QUEUED
+            else:  # something else ended it meanwhile: what it left is read back
+                read_back = True
         except Exception as exc:
             error = work.readable_error(exc)
             if may_retry and work.is_transient(exc) and requeue_for_retry(work, pk, error=error):
@@ -336,6 +430,10 @@ def fail(
     row.error = error[:5000]
     row.completed_at = timezone.now()
     row.save(update_fields=["status", "error", "completed_at", "updated_at"])
+    if subject := work.spending_subject(pk):
+        # What it left in flight counts; its admission ends, what it spent counted in its place.
+        charge_lost_calls(work, pk, again=False)
+        budgets.close(subject)
     work.failed(row, cause)
     logger.warning("%s %s failed: %s", work.noun, pk, error)
     return True

@@ -3,7 +3,9 @@ re-enqueued, and given up after `DEBATE_MAX_RECOVERIES` re-enqueues (see `runs.l
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -14,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from runs import counters
-from runs.lifecycle import Work, fail, registered
+from runs.lifecycle import Work, charge_lost_calls, fail, registered
 from runs.models import UNFINISHED, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -67,6 +69,8 @@ def _recover(work: Work, pk, *, status: str, seen_at: datetime, recoveries: int)
     with work.lock(pk) as free:
         if not free:
             return "running_elsewhere"
+        if status == RunStatus.RUNNING:  # its runner is gone: what it had in flight counts
+            charge_lost_calls(work, pk)
         if recoveries >= settings.DEBATE_MAX_RECOVERIES:
             fail(work, pk, error=give_up_reason(work, status, recoveries))
             return "gave_up"
@@ -119,37 +123,65 @@ _PRIORITY_STEPS = (3, 6, 9)
 _UNACKED = "unacked"
 
 
-def broker_queue() -> tuple[int, int] | None:
-    """The task messages the broker holds for the default queue: (waiting for a worker,
-    delivered and not acknowledged yet). None when the broker is not Redis or cannot be asked."""
+def sent_to(task_name: str) -> str:
+    """The queue a task of this name is sent to: its route (`CELERY_TASK_ROUTES`), else the
+    default queue."""
+
+    return current_app.amqp.router.route({}, task_name)["queue"].name
+
+
+def task_queues() -> list[str]:
+    """Every queue tasks are sent to: each routed task's, then the default queue."""
+
+    names = [sent_to(name) for name in settings.CELERY_TASK_ROUTES]
+    return list(dict.fromkeys([*names, current_app.conf.task_default_queue]))
+
+
+def work_queues() -> list[str]:
+    """The queues the tasks of durable work (debates, contradiction runs) are sent to."""
+    return list(dict.fromkeys(sent_to(work.task.name) for work in registered()))
+
+
+def broker_queues(queues: list[str]) -> dict[str, tuple[int, int]] | None:
+    """The task messages the broker holds for each of `queues`: (waiting for a worker,
+    delivered and not acknowledged yet). None when the broker is not Redis or cannot be
+    asked."""
+
     url = current_app.conf.broker_url or ""
     if not url.startswith(("redis://", "rediss://")):
         return None
     import redis
 
-    queue = current_app.conf.task_default_queue
     try:
         client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         try:
             pipe = client.pipeline(transaction=False)
-            pipe.llen(queue)
-            for step in _PRIORITY_STEPS:
-                pipe.llen(f"{queue}{_PRIORITY_SEPARATOR}{step}")
-            pipe.hlen(_UNACKED)
-            *waiting, unacked = pipe.execute()
-            return sum(waiting), unacked
+            for queue in queues:
+                pipe.llen(queue)
+                for step in _PRIORITY_STEPS:
+                    pipe.llen(f"{queue}{_PRIORITY_SEPARATOR}{step}")
+            pipe.hvals(_UNACKED)
+            *lengths, delivered = pipe.execute()
         finally:
             client.close()
     except redis.RedisError:
         logger.warning("could not count the broker's messages", exc_info=True)
         return None
+    # Each delivered message is kept as [message, exchange, routing key]; Celery's queues are
+    # routed to by their own name.
+    unacked = Counter(json.loads(raw)[2] for raw in delivered)
+    per_queue = len(_PRIORITY_STEPS) + 1
+    return {
+        queue: (sum(lengths[i * per_queue : (i + 1) * per_queue]), unacked[queue])
+        for i, queue in enumerate(queues)
+    }
 
 
 def broker_messages() -> int | None:
-    """How many task messages the broker holds for the default queue: waiting, or delivered and
-    not acknowledged. None when the broker is not Redis or cannot be asked."""
-    held = broker_queue()
-    return None if held is None else sum(held)
+    """How many task messages the broker holds for durable work: waiting, or delivered and not
+    acknowledged. None when the broker is not Redis or cannot be asked."""
+    held = broker_queues(work_queues())
+    return None if held is None else sum(sum(counts) for counts in held.values())
 
 
 def broker_lost_queue(*, now: datetime) -> bool:

@@ -153,6 +153,7 @@ class DebateScheduleAdmin(admin.ModelAdmin):
     search_fields = ("name", "questions")
     actions = ["run_now", "pause", "resume"]
     readonly_fields = (
+        "runs_as",
         "next_run",
         "last_run",
         "last_outcome",
@@ -162,7 +163,7 @@ class DebateScheduleAdmin(admin.ModelAdmin):
         "updated_at",
     )
     fieldsets = (
-        (None, {"fields": ("name", "owner", "enabled")}),
+        (None, {"fields": ("name", "owner", "runs_as", "enabled")}),
         ("What to debate", {"fields": ("questions", "protocol", "agents", "options")}),
         *(
             (
@@ -224,6 +225,12 @@ class DebateScheduleAdmin(admin.ModelAdmin):
 
     def delete_model(self, request, obj):
         services.schedule_delete(schedule=obj, actor=request.user)
+
+    @admin.display(description="Runs as")
+    def runs_as(self, obj):
+        if obj is None or obj.pk is None:
+            return "you, or the owner if you may act for others"
+        return obj.runs_as
 
     def delete_queryset(self, request, queryset):
         for schedule in queryset:

@@ -8,6 +8,8 @@ from timezone_field import TimeZoneField
 from debates.default_protocol import default_protocol
 
 MAX_QUESTIONS = 20
+#: The permission to make a schedule run in another user's name (no role holds it).
+ACT_FOR_OWNER = "act_for_owner"
 
 
 class DebateSchedule(models.Model):
@@ -102,11 +104,22 @@ class DebateSchedule(models.Model):
         on_delete=models.SET_NULL,
         related_name="debate_schedule",
     )
+    owner_set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who created the schedule, or last gave it its owner: its debates run in the "
+        "owner's name only when this user is the owner or may act for others "
+        f"(schedules.{ACT_FOR_OWNER}); otherwise in this user's name.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name"]
+        permissions = [(ACT_FOR_OWNER, "Can make a schedule's debates run in another user's name")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=["interval", "crontab"]), name="schedule_kind_valid"
@@ -120,6 +133,18 @@ class DebateSchedule(models.Model):
     @property
     def question_list(self) -> list[str]:
         return [line.strip() for line in self.questions.splitlines() if line.strip()]
+
+    @property
+    def runs_as(self):
+        """Whose name its debates are created in (and whose spending limits they count
+        against): the owner, when whoever set the owner is the owner or may act for others
+        (or is not known: a schedule older than this rule); otherwise that user."""
+        setter = self.owner_set_by
+        if setter is None or setter.pk == self.owner_id:
+            return self.owner
+        if setter.is_active and setter.has_perm(f"schedules.{ACT_FOR_OWNER}"):
+            return self.owner
+        return setter
 
 
 class ScheduleRun(models.Model):

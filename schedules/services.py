@@ -185,9 +185,12 @@ def schedule_save(*, schedule: DebateSchedule, actor=None) -> DebateSchedule:
     user (`actor`) is recorded in the audit trail, from what to what."""
     schedule_validate(schedule)
     before = None
+    current = None
     if schedule.pk is not None:
         current = DebateSchedule.objects.select_for_update().filter(pk=schedule.pk).first()
         before = _audited(current) if current is not None else None
+    if actor is not None and (current is None or current.owner_id != schedule.owner_id):
+        schedule.owner_set_by = actor  # whose say-so it runs in the owner's name (`runs_as`)
     schedule.save()
     _sync_periodic_task(schedule)
     if actor is not None:
@@ -263,15 +266,16 @@ def schedule_fire(
 ) -> ScheduleRun | None:
     """Create one debate per question of the schedule, linked to it, and record the firing.
 
-    A firing while a debate from an earlier one is still queued or running is skipped (and
-    recorded): slow debates do not pile up. Firings of one schedule are serialised by a row
-    lock, so beat and "Run now" at the same moment cannot both create debates. Returns None
-    when the schedule no longer exists.
+    The debates are created in the name of `schedule.runs_as` (the owner, unless whoever set
+    the owner may not act for them). A firing while a debate from an earlier one is still
+    queued or running is skipped (and recorded): slow debates do not pile up. Firings of one
+    schedule are serialised by a row lock, so beat and "Run now" at the same moment cannot both
+    create debates. Returns None when the schedule no longer exists.
     """
     now = now or timezone.now()
     schedule = (
         DebateSchedule.objects.select_for_update(of=("self",))
-        .select_related("owner")
+        .select_related("owner", "owner_set_by")
         .filter(pk=schedule_id)
         .first()
     )
@@ -306,7 +310,7 @@ def schedule_fire(
                     protocol=schedule.protocol,
                     agents=schedule.agents or None,
                     options=schedule.options,
-                    created_by=schedule.owner,
+                    created_by=schedule.runs_as,
                 )
                 for question in schedule.question_list
             ]

@@ -113,6 +113,8 @@ def celery_worker_process(django_db_setup, django_db_blocker, redis_client, tmp_
             "--without-gossip",
             "-n",
             f"test-{os.getpid()}@%h",
+            "-Q",
+            ",".join(every_queue()),
         ],
         cwd=ROOT,
         env=env,
@@ -211,27 +213,58 @@ def artifacts_dir():
 # --- workers the test can kill, on a queue of the test's own -----------------------------------
 
 
+def every_queue(prefix: str = "", default: str | None = None) -> list[str]:
+    """The queues a worker reads to take every task: the default queue and each kind's
+    (settings.TASK_QUEUES), their names under `prefix`."""
+    default = default or settings.CELERY_TASK_DEFAULT_QUEUE
+    return [
+        default,
+        *(f"{prefix or settings.TASK_QUEUE_PREFIX}{kind}" for kind in settings.TASK_QUEUES),
+    ]
+
+
 @pytest.fixture
 def private_queue(redis_client):
-    """A Celery queue of this test's own: tasks the test process sends go there, so no other
-    worker (such as `celery_worker_process`) takes them. Workers from `worker_factory` read it."""
+    """A Celery queue of this test's own: every task the test process sends goes there,
+    whatever its route, so no other worker (such as `celery_worker_process`) takes them.
+    Workers from `worker_factory` read it, and the queues of the tasks they send themselves
+    (named after it)."""
+    from celery.app.routes import prepare
+
     from config.celery import app
 
     name = f"test-{os.getpid()}-{time.monotonic_ns()}"
-    previous = app.conf.task_default_queue
+    previous = app.conf.task_default_queue, app.amqp.router.routes
     app.conf.task_default_queue = name
+    app.amqp.router.routes = prepare(
+        {task: {"queue": name} for task in settings.CELERY_TASK_ROUTES}
+    )
     yield name
-    app.conf.task_default_queue = previous
-    redis_client.delete(name)
+    app.conf.task_default_queue, app.amqp.router.routes = previous
+    redis_client.delete(*every_queue(f"{name}.", default=name))
+
+
+def private_queue_env(queue: str) -> dict[str, str]:
+    """Environment for a Celery process (worker, beat) of a test's private queue: tasks it
+    sends go to queues named after it."""
+    return {"CELERY_TASK_DEFAULT_QUEUE": queue, "TASK_QUEUE_PREFIX": f"{queue}."}
 
 
 class WorkerProcess:
-    """A real Celery worker process (own process group) reading one queue, with the default
-    pool (settings) unless `pool` names one."""
+    """A real Celery worker process (own process group) reading a test's private queue (and
+    the queues named after it), with the default pool (settings) unless `pool` names one."""
 
     def __init__(
-        self, queue: str, log: Path, app: str = "config", extra_env=None, pool: str | None = None
+        self,
+        queue: str,
+        log: Path,
+        app: str = "config",
+        extra_env=None,
+        pool: str | None = None,
+        kinds: list[str] | None = None,
     ):
+        """`kinds`: read only the queues of these kinds of task (settings.TASK_QUEUES), named
+        after `queue`; unset: every queue."""
         db = settings.DATABASES["default"]
         env = {
             **os.environ,
@@ -239,7 +272,7 @@ class WorkerProcess:
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
             "REDIS_URL": settings.REDIS_URL,
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "CELERY_TASK_DEFAULT_QUEUE": queue,
+            **private_queue_env(queue),
             # (`-P prefork` would not do: Celery reads it as "no pool given", so settings win.)
             **({"CELERY_WORKER_POOL": pool} if pool else {}),
             **(extra_env or {}),
@@ -263,6 +296,12 @@ class WorkerProcess:
                 "--without-heartbeat",
                 "-n",
                 f"{log.stem}-{os.getpid()}@%h",
+                "-Q",
+                ",".join(
+                    [f"{queue}.{kind}" for kind in kinds]
+                    if kinds
+                    else every_queue(f"{queue}.", default=queue)
+                ),
             ],
             cwd=ROOT,
             env=env,

@@ -124,7 +124,9 @@ def test_hsts_defaults_are_overridable_and_check_deploy_then_says_so():
     assert shown.stdout.split() == ["31536000", "True", "True"]
 
 
-@pytest.mark.parametrize("module", ["config.settings.local", "config.settings.production"])
+@pytest.mark.parametrize(
+    "module", ["config.settings.local", "config.settings.test", "config.settings.production"]
+)
 def test_a_boolean_that_is_not_one_stops_the_start_naming_the_variable(module):
     result = run(
         "import django; django.setup()",
@@ -163,3 +165,90 @@ def test_every_response_carries_the_content_security_policy():
     assert status == "200"
     assert "default-src 'self'" in policy and "script-src 'self' 'nonce-" in policy
     assert "'unsafe-inline'" not in policy
+
+
+# --- strict settings: every number, price, rate and timeout checked at start-up ---------------
+
+# Each case alone, as a deployment would set it: the variable, its value, what the refusal says.
+REFUSED = [
+    ("BUDGET_MODEL_PRICES", '{"openai/m": {"input": -1, "output": 2}}', "0 or more"),
+    ("BUDGET_MODEL_PRICES", '{"openai/m": {"input": NaN, "output": 2}}', "NaN is not a price"),
+    ("BUDGET_MODEL_PRICES", '{"openai/m": {"in": 1}}', '{"input": ..., "output": ...}'),
+    ("BUDGET_MODEL_PRICES", "[1, 2]", "not an object"),
+    ("DEBATE_API_CREATE_RATE", "abc", "<number>/<second|minute|hour|day>"),
+    ("WEBHOOK_PING_RATE", "0/minute", "the number 1 or more"),
+    ("LOGIN_FAILURE_LIMIT", "0", "a whole number 1 or more"),
+    ("LOGIN_LOCKOUT_MINUTES", "-3", "a whole number 1 or more"),
+    ("REVIEW_ENQUEUE_REASONS", "", "at least one name"),
+    ("WEBHOOK_TIMEOUT", "nan", "a number more than 0"),
+    ("WEBHOOK_TIMEOUT", "0", "a number more than 0"),
+    ("DEBATE_LLM_TIMEOUT", "-1", "a number more than 0"),
+    ("DEBATE_HEARTBEAT_TIMEOUT", "0", "a whole number 1 or more"),
+    ("DEBATE_HEARTBEAT_INTERVAL", "20", "at most 15"),
+    ("DEBATE_SWEEP_INTERVAL", "-30", "a whole number 1 or more"),
+    ("BUDGET_HOLD_TIMEOUT", "0", "60 or more"),
+    ("DEBATE_TASK_TIME_LIMIT", "600", "601 or more"),
+    ("DEBATE_MAX_CONCURRENT_CALLS", "0", "1 or more"),
+    ("CONTRADICTION_MIN_CONFIDENCE", "1.5", "from 0 to 1"),
+    ("METRICS_QUERY_TIMEOUT", "inf", "a number more than 0"),
+    ("DEBATE_MODEL_GROUPS", "{not json", "a JSON object"),
+    ("BUDGET_DEBATE_MAX_TOKENS", "-5", "a whole number (0 or more)"),
+]
+
+START_EACH = """
+import importlib, json, os, sys
+results = []
+for name, value in json.loads(sys.argv[1]):
+    os.environ[name] = value
+    for module in [m for m in sys.modules if m.startswith("config.settings")]:
+        del sys.modules[module]
+    try:
+        importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"])
+        results.append("started")
+    except Exception as exc:
+        results.append(f"{type(exc).__name__}: {exc}")
+    del os.environ[name]
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.parametrize(
+    "module", ["config.settings.local", "config.settings.test", "config.settings.production"]
+)
+def test_every_bad_number_price_rate_or_timeout_stops_the_start_naming_the_variable(module):
+    import json
+
+    cases = [*REFUSED]
+    if module.endswith("production"):
+        cases.append(("DJANGO_SECURE_HSTS_SECONDS", "-1", "a whole number from 0 to"))
+    started = run(
+        args=[sys.executable, "-c", START_EACH, json.dumps([[n, v] for n, v, _ in cases])],
+        **{
+            **(PRODUCTION if module.endswith("production") else {}),
+            "DJANGO_SETTINGS_MODULE": module,
+        },
+    )
+    assert started.returncode == 0, started.stderr
+    for (name, value, says), result in zip(cases, json.loads(started.stdout), strict=True):
+        assert result.startswith(f"ImproperlyConfigured: {name}"), (name, value, result)
+        assert says in result, (name, value, result)
+
+
+def test_good_values_start_and_are_read_as_numbers():
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.DEBATE_API_CREATE_RATE, s.WEBHOOK_TIMEOUT, s.BUDGET_MODEL_PRICES, "
+        "s.REVIEW_ENQUEUE_REASONS)"
+    )
+    started = run(
+        code,
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        DEBATE_API_CREATE_RATE="5/min",
+        WEBHOOK_TIMEOUT="2.5",
+        BUDGET_MODEL_PRICES='{"openai/m": {"input": 0.15, "output": 0.6}}',
+        REVIEW_ENQUEUE_REASONS="safety_veto, debate_failed",
+    )
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split("\n")[-2] == (
+        "5/minute 2.5 {'openai/m': {'input': 0.15, 'output': 0.6}} ['safety_veto', 'debate_failed']"
+    )

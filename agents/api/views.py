@@ -1,6 +1,7 @@
 """Agents over the API: list and read for everyone signed in; create and change with the
 model permissions `agents.add_agent` / `agents.change_agent` (role Agent editor); an agent's
-veto power only with `agents.change_agent_veto` (role Operator)."""
+veto power (and a veto-capable agent's role, protocols, prompt and model) only with
+`agents.change_agent_veto` (role Operator)."""
 
 from __future__ import annotations
 

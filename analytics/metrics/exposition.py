@@ -175,18 +175,35 @@ def _review_families(rows: list[dict[str, Any]], now: float) -> Iterator[Metric]
         "Review items closed: the verdict (uphold, override, keep, rerun) or dismissed.",
         ["outcome"],
     )
+    overrides = _counter(
+        "review_veto_overrides",
+        "Review items on which a reviewer overrode a safety veto to ACT (claimed, with a note "
+        "and a confirmation), by the item's status: resolved when it took effect, open or "
+        "claimed while it waits for a second review or an adjudication.",
+        ["status"],
+    )
+    overdue = _gauge(
+        "review_overdue",
+        "Review items waiting for an analyst (open or claimed) past their deadline.",
+        ["reason"],
+    )
     by_status: dict[tuple[str, str], int] = defaultdict(int)
+    late: dict[str, int] = defaultdict(int)
+    vetoes: dict[str, int] = defaultdict(int)
     waiting: dict[str, int] = defaultdict(int)
     outcomes: dict[str, int] = defaultdict(int)
     oldest: float | None = None
     for r in rows:
         by_status[(r["reason"], r["status"])] += r["n"]
+        if r.get("veto_overrides"):
+            vetoes[r["status"]] += r["veto_overrides"]
         if r["status"] in ACTIVE_REVIEW:
             waiting[r["reason"]] += r["n"]
+            late[r["reason"]] += r.get("overdue") or 0
             if r["oldest"] is not None:
                 oldest = r["oldest"] if oldest is None else min(oldest, r["oldest"])
-        elif r["status"] == "dismissed":
-            outcomes["dismissed"] += r["n"]
+        elif r["status"] in ("dismissed", "expired"):
+            outcomes[r["status"]] += r["n"]
         else:
             outcomes[r["verdict"] or "none"] += r["n"]
     for key, n in sorted(by_status.items()):
@@ -200,7 +217,11 @@ def _review_families(rows: list[dict[str, Any]], now: float) -> Iterator[Metric]
         "Age of the oldest review item waiting for an analyst (0 when none waits).",
     )
     age.add_metric([], max(0.0, now - oldest) if oldest is not None else 0.0)
-    yield from (items, backlog, closed, age)
+    for status, n in sorted(vetoes.items()):
+        overrides.add_metric([status], n)
+    for reason in sorted(waiting):
+        overdue.add_metric([reason], late[reason])
+    yield from (items, backlog, closed, age, overrides, overdue)
 
 
 def _run_families(rows: list[dict[str, Any]], kinds: list[str], now: float) -> Iterator[Metric]:
@@ -222,13 +243,13 @@ def _run_families(rows: list[dict[str, Any]], kinds: list[str], now: float) -> I
     yield from (states, waited)
 
 
-def _queue_families(queue: dict[str, Any] | None) -> Iterator[Metric]:
+def _queue_families(queues: list[dict[str, Any]] | None) -> Iterator[Metric]:
     family = _gauge(
         "queue_messages",
         "Task messages the broker holds: waiting for a worker, or delivered and not acknowledged.",
         ["queue", "state"],
     )
-    if queue is not None:
+    for queue in queues or []:
         family.add_metric([queue["queue"], "waiting"], queue["waiting"])
         family.add_metric([queue["queue"], "unacked"], queue["unacked"])
     yield family

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from celery import current_app
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
@@ -193,12 +192,18 @@ def _calls() -> list[dict[str, Any]]:
 
 
 def _reviews() -> list[dict[str, Any]]:
-    """Review items per reason, status and verdict, with the oldest one's creation time. 1
-    query."""
+    """Review items per reason, status and verdict, with the oldest one's creation time, how
+    many had a safety veto overridden to ACT by a reviewer's verdict, and how many went past
+    their deadline. 1 query."""
     rows = (
         ReviewItem.objects.order_by()
         .values("reason", "status", "verdict")
-        .annotate(n=Count("pk"), oldest=Min("created_at"))
+        .annotate(
+            n=Count("pk", distinct=True),
+            oldest=Min("created_at"),
+            veto_overrides=Count("pk", filter=Q(verdicts__veto_override=True), distinct=True),
+            overdue=Count("pk", filter=Q(overdue_at__isnull=False), distinct=True),
+        )
     )
     return [{**row, "oldest": row["oldest"].timestamp() if row["oldest"] else None} for row in rows]
 
@@ -225,14 +230,16 @@ def _runs() -> list[dict[str, Any]]:
     return out
 
 
-def _queue() -> dict[str, Any]:
-    """The broker's default queue: its name, messages waiting, messages delivered and not
+def _queue() -> list[dict[str, Any]]:
+    """Each queue tasks are sent to: its name, messages waiting, messages delivered and not
     acknowledged yet."""
-    held = sweeping.broker_queue()
+    held = sweeping.broker_queues(sweeping.task_queues())
     if held is None:
         raise RuntimeError("the broker's queue cannot be read (not Redis, or not answering)")
-    waiting, unacked = held
-    return {"queue": current_app.conf.task_default_queue, "waiting": waiting, "unacked": unacked}
+    return [
+        {"queue": queue, "waiting": waiting, "unacked": unacked}
+        for queue, (waiting, unacked) in held.items()
+    ]
 
 
 def _sweeper() -> list[list[Any]]:

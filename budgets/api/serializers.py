@@ -5,12 +5,14 @@ from datetime import timedelta
 from django.utils import timezone
 from rest_framework import serializers
 
+from api.fields import FIRST_DAY, DayField
+
 
 class UsageQuerySerializer(serializers.Serializer):
-    since = serializers.DateField(
+    since = DayField(
         required=False, help_text="First day counted (default: 30 days before `until`)."
     )
-    until = serializers.DateField(required=False, help_text="Last day counted (default: today).")
+    until = DayField(required=False, help_text="Last day counted (default: today).")
     user = serializers.IntegerField(
         required=False,
         min_value=1,
@@ -19,7 +21,7 @@ class UsageQuerySerializer(serializers.Serializer):
 
     def validate(self, attrs):
         until = attrs.get("until") or timezone.localdate()
-        since = attrs.get("since") or until - timedelta(days=30)
+        since = attrs.get("since") or max(until - timedelta(days=30), FIRST_DAY)
         if since > until:
             raise serializers.ValidationError({"since": "Give a day on or before `until`."})
         if (until - since).days > 366:
@@ -85,3 +87,8 @@ class BudgetExceededSerializer(serializers.Serializer):
         required=False, help_text="Used and reserved so far, in the limit's unit."
     )
     resets_at = serializers.DateTimeField(allow_null=True, required=False)
+    needed = serializers.JSONField(
+        required=False,
+        help_text="What the debate refused would hold at most (its own limits), in the limit's "
+        "unit; it starts once that much is free.",
+    )

@@ -1,29 +1,14 @@
--- budgets_release_stale(before): gives back the holds made before `before` (their worker died
--- before settling them), skipping holds another transaction has locked; returns how many.
+-- budgets_release_stale(before, time_zone): the holds of calls made before `before` (their worker died
+-- before settling them: no call lasts that long) are counted as spent, at the most they held
+-- (`budgets_charge_holds`: the call may have been answered and billed); a debate's admission
+-- (`budgets_close` ends it) is left alone, and so are holds another transaction has locked.
+-- Their calls count in the usage of the day they were made, in `time_zone`. Returns how many
+-- holds were charged.
 
-CREATE OR REPLACE FUNCTION budgets_release_stale(before timestamptz)
+CREATE OR REPLACE FUNCTION budgets_release_stale(before timestamptz, time_zone text)
 RETURNS integer
-LANGUAGE plpgsql AS $$
-DECLARE
-    h record;
-    w jsonb;
-    released integer := 0;
-BEGIN
-    FOR h IN SELECT id, entries FROM budgets_hold WHERE created_at < before
-             ORDER BY id FOR UPDATE SKIP LOCKED
-    LOOP
-        FOR w IN SELECT e FROM jsonb_array_elements(h.entries) e
-                 ORDER BY e->>'key', e->>'period'
-        LOOP
-            UPDATE budgets_counter SET
-                reserved_cost_usd = GREATEST(reserved_cost_usd - (w->>'cost')::numeric, 0),
-                reserved_tokens = GREATEST(reserved_tokens - (w->>'tokens')::bigint, 0),
-                reserved_calls = GREATEST(reserved_calls - (w->>'calls')::int, 0)
-            WHERE key = w->>'key' AND period = w->>'period';
-        END LOOP;
-        DELETE FROM budgets_hold WHERE id = h.id;
-        released := released + 1;
-    END LOOP;
-    RETURN released;
-END;
+LANGUAGE sql AS $$
+    SELECT count(*)::integer FROM budgets_charge_holds(
+        ARRAY(SELECT id FROM budgets_hold WHERE created_at < before AND admits IS NULL),
+        now(), time_zone);
 $$;

@@ -7,7 +7,17 @@ from pathlib import Path
 import environ
 from django.utils.csp import CSP
 
-from .envvars import env_bool, env_limit, env_site_url
+from .envvars import (
+    env_bool,
+    env_float,
+    env_int,
+    env_json_object,
+    env_limit,
+    env_prices,
+    env_rate,
+    env_site_url,
+    env_words,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -42,6 +52,7 @@ INSTALLED_APPS = [
     "schedules",
     "contradictions",
     "budgets",
+    "analytics",
 ]
 
 MIDDLEWARE = [
@@ -66,13 +77,13 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
-AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", default=5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", default=15, minimum=1))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "accounts.ratelimit.client_ip"
 # Reverse proxies in front of the service that append to X-Forwarded-For (0: use the peer).
-TRUSTED_PROXY_COUNT = env.int("DJANGO_TRUSTED_PROXY_COUNT", default=0)
+TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", default=0, maximum=10)
 
 # Content-Security-Policy: scripts and styles only from this site, or inline with the
 # response's nonce (`{{ csp_nonce }}` in templates); no inline event handlers or style
@@ -113,7 +124,7 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/debates"),
 }
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", default=0)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -191,35 +202,38 @@ SPECTACULAR_SETTINGS = {
     },
 }
 # Debates one user may start per period, counted in Redis across all web processes.
-DEBATE_API_CREATE_RATE = env.str("DEBATE_API_CREATE_RATE", default="30/minute")
+DEBATE_API_CREATE_RATE = env_rate("DEBATE_API_CREATE_RATE", default="30/minute")
 # The most debates one `POST /api/v1/debates/batch/` may start (each counts against the rate).
-DEBATE_API_BATCH_MAX = env.int("DEBATE_API_BATCH_MAX", default=100)
+DEBATE_API_BATCH_MAX = env_int("DEBATE_API_BATCH_MAX", default=100, minimum=1, maximum=10_000)
 # Webhooks: callback URLs that resolve to private, loopback or link-local addresses are refused
 # unless this is on (local development and tests, where the receiver runs on this machine).
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=False)
-WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=10.0)
+WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", default=10.0, above=True, maximum=300)
+# Replays of the decision rules one user may run (POST /api/v1/evaluation/replay/: each reads
+# every stored debate of a protocol), counted like debate starts.
+EVALUATION_REPLAY_RATE = env_rate("EVALUATION_REPLAY_RATE", default="6/minute")
 # Test pings one user may send (POST /api/v1/webhooks/ping/), counted like debate starts.
-WEBHOOK_PING_RATE = env.str("WEBHOOK_PING_RATE", default="10/minute")
+WEBHOOK_PING_RATE = env_rate("WEBHOOK_PING_RATE", default="10/minute")
 # The site's public base URL (scheme and host, no path): webhook events carry absolute links
 # built from it. Production requires it; a value with a path, a query or another scheme is a
 # start-up error.
 DEBATE_SITE_URL = env_site_url("DEBATE_SITE_URL", default="http://127.0.0.1:8000")
 # A CA bundle (path) to verify https receivers with, e.g. a private CA; empty: the usual CAs.
 WEBHOOK_CA_BUNDLE = env.str("WEBHOOK_CA_BUNDLE", default="")
-WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
-WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=10.0)
-WEBHOOK_RETRY_MAX_DELAY = env.float("WEBHOOK_RETRY_MAX_DELAY", default=600.0)
-HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=1.0)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", default=6, minimum=1, maximum=100)
+WEBHOOK_RETRY_BASE_DELAY = env_float("WEBHOOK_RETRY_BASE_DELAY", default=10.0, above=True)
+WEBHOOK_RETRY_MAX_DELAY = env_float("WEBHOOK_RETRY_MAX_DELAY", default=600.0, above=True)
+HEALTH_CHECK_TIMEOUT = env_float("HEALTH_CHECK_TIMEOUT", default=1.0, above=True, maximum=60)
 
 # --- Operators' metrics (/metrics, see README "Metrics") ----------------------------------------
 # The bearer token Prometheus sends; empty: only signed-in staff can read the endpoint.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # Seconds the figures read from PostgreSQL and Redis are reused (shared by every web process
 # through the cache), and the same for the slower evaluation figures (ground truth, costs).
-METRICS_CACHE_SECONDS = env.int("METRICS_CACHE_SECONDS", default=30)
-METRICS_EVALUATION_CACHE_SECONDS = env.int("METRICS_EVALUATION_CACHE_SECONDS", default=300)
+METRICS_CACHE_SECONDS = env_int("METRICS_CACHE_SECONDS", default=30)
+METRICS_EVALUATION_CACHE_SECONDS = env_int("METRICS_EVALUATION_CACHE_SECONDS", default=300)
 # Each source's queries are cut off after this many seconds (PostgreSQL statement_timeout).
-METRICS_QUERY_TIMEOUT = env.float("METRICS_QUERY_TIMEOUT", default=10.0)
+METRICS_QUERY_TIMEOUT = env_float("METRICS_QUERY_TIMEOUT", default=10.0, above=True)
 
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
@@ -232,28 +246,55 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# The queue tasks go to and workers read; deployments sharing one Redis database name their own.
+# The queue of tasks not routed to a queue of their own (CELERY_TASK_ROUTES, below);
+# deployments sharing one Redis database name their own.
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 # A debate is three LLM latencies when healthy; the limits leave room for retries and slow models.
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("DEBATE_TASK_SOFT_TIME_LIMIT", default=600)
-CELERY_TASK_TIME_LIMIT = env.int("DEBATE_TASK_TIME_LIMIT", default=660)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("DEBATE_TASK_SOFT_TIME_LIMIT", default=600, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int(
+    "DEBATE_TASK_TIME_LIMIT", default=660, minimum=CELERY_TASK_SOFT_TIME_LIMIT + 1
+)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Must exceed the hard time limit, or Redis hands a running debate to a second worker.
-    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    "visibility_timeout": env_int(
+        "CELERY_VISIBILITY_TIMEOUT", default=3600, minimum=CELERY_TASK_TIME_LIMIT + 1
+    ),
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # The worker's default pool: debates wait on LLM calls, so threads (many debates at once in one
 # process, one copy of the code in memory) suit them better than prefork (one debate per
 # process). Figures in the README's performance section. `celery worker -P prefork` still works.
 CELERY_WORKER_POOL = env.str("CELERY_WORKER_POOL", default="threads")
-CELERY_WORKER_CONCURRENCY = env.int("CELERY_WORKER_CONCURRENCY", default=32)
+CELERY_WORKER_CONCURRENCY = env_int("CELERY_WORKER_CONCURRENCY", default=32, minimum=1)
 # Keep a task thread's PostgreSQL connection across tasks (Celery's Django fixup otherwise
 # closes it after every task, and each debate pays for a new backend): closed every N tasks.
-CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", default=1000, minimum=1)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Beat reads its schedule from the database (edited in the admin, picked up without a restart)
 # and refuses to start while another beat holds the lock: exactly one beat per database.
 CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
+
+# --- Queues: each kind of task on a queue of its own ------------------------------------------
+# Debates, contradiction runs, webhook deliveries and housekeeping (the sweeper, scheduled
+# firings) go to queues of their own, read by workers of their own (bin/serve starts one per
+# queue), so a flood of one kind (retries to a webhook receiver that is down, a burst of
+# contradiction runs) never holds up another. Deployments sharing one broker keep their queues
+# apart with TASK_QUEUE_PREFIX ("staging-": staging-debates, ...). A task not routed here goes
+# to CELERY_TASK_DEFAULT_QUEUE, which the housekeeping worker reads too. A worker started
+# without -Q reads every queue (local development, bin/demo).
+TASK_QUEUE_PREFIX = env.str("TASK_QUEUE_PREFIX", default="")
+TASK_QUEUES = {
+    kind: f"{TASK_QUEUE_PREFIX}{kind}"
+    for kind in ("debates", "contradictions", "webhooks", "housekeeping")
+}
+CELERY_TASK_QUEUES = {name: {} for name in (CELERY_TASK_DEFAULT_QUEUE, *TASK_QUEUES.values())}
+CELERY_TASK_ROUTES = {
+    "debates.run_debate": {"queue": TASK_QUEUES["debates"]},
+    "contradictions.run": {"queue": TASK_QUEUES["contradictions"]},
+    "debates.deliver_webhook": {"queue": TASK_QUEUES["webhooks"]},
+    "debates.recover_stuck_debates": {"queue": TASK_QUEUES["housekeeping"]},
+    "schedules.fire_schedule": {"queue": TASK_QUEUES["housekeeping"]},
+}
 
 # --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
 # Every DEBATE_SWEEP_INTERVAL seconds the sweeper (run by beat: exactly one beat) re-enqueues
@@ -264,15 +305,18 @@ CELERY_BEAT_SCHEDULER = "schedules.beat:SingleBeatScheduler"
 # dead runner's database connection). Runners move their heartbeat on as they store results, at
 # most every DEBATE_HEARTBEAT_INTERVAL seconds. Worst case after a worker dies: heartbeat
 # timeout + sweep interval (60 s by default), then the debate's remaining calls.
-DEBATE_SWEEP_INTERVAL = env.int("DEBATE_SWEEP_INTERVAL", default=30)
-DEBATE_QUEUED_DEADLINE = env.int("DEBATE_QUEUED_DEADLINE", default=300)
-DEBATE_LOST_QUEUE_GRACE = env.int("DEBATE_LOST_QUEUE_GRACE", default=30)
-DEBATE_HEARTBEAT_TIMEOUT = env.int("DEBATE_HEARTBEAT_TIMEOUT", default=30)
-DEBATE_HEARTBEAT_INTERVAL = env.float("DEBATE_HEARTBEAT_INTERVAL", default=10.0)
+DEBATE_SWEEP_INTERVAL = env_int("DEBATE_SWEEP_INTERVAL", default=30, minimum=1)
+DEBATE_QUEUED_DEADLINE = env_int("DEBATE_QUEUED_DEADLINE", default=300, minimum=1)
+DEBATE_LOST_QUEUE_GRACE = env_int("DEBATE_LOST_QUEUE_GRACE", default=30, minimum=1)
+DEBATE_HEARTBEAT_TIMEOUT = env_int("DEBATE_HEARTBEAT_TIMEOUT", default=30, minimum=1)
+# A heartbeat moves on more often than it is judged stale.
+DEBATE_HEARTBEAT_INTERVAL = env_float(
+    "DEBATE_HEARTBEAT_INTERVAL", default=10.0, above=True, maximum=DEBATE_HEARTBEAT_TIMEOUT / 2
+)
 # After this many re-enqueues the sweeper marks the debate (run) failed and queues a review.
-DEBATE_MAX_RECOVERIES = env.int("DEBATE_MAX_RECOVERIES", default=3)
+DEBATE_MAX_RECOVERIES = env_int("DEBATE_MAX_RECOVERIES", default=3, minimum=1)
 # A debate whose worker died this many times (e.g. killed for memory) is not started again.
-DEBATE_MAX_ATTEMPTS = env.int("DEBATE_MAX_ATTEMPTS", default=5)
+DEBATE_MAX_ATTEMPTS = env_int("DEBATE_MAX_ATTEMPTS", default=5, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "recover-stuck-debates": {
         "task": "debates.recover_stuck_debates",
@@ -294,22 +338,22 @@ DEBATE_AUTO_FALLBACK = env.str("DEBATE_AUTO_FALLBACK", default="s4")
 # Production settings turn this off: the offline model may then not be the default (a system
 # check error says how to set a real model).
 DEBATE_ALLOW_OFFLINE_MODEL = env_bool("DEBATE_ALLOW_OFFLINE_MODEL", default=True)
-DEBATE_LLM_TIMEOUT = env.float("DEBATE_LLM_TIMEOUT", default=60.0)
-DEBATE_LLM_MAX_RETRIES = env.int("DEBATE_LLM_MAX_RETRIES", default=3)
-DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=1.0)
+DEBATE_LLM_TIMEOUT = env_float("DEBATE_LLM_TIMEOUT", default=60.0, above=True)
+DEBATE_LLM_MAX_RETRIES = env_int("DEBATE_LLM_MAX_RETRIES", default=3, maximum=20)
+DEBATE_LLM_RETRY_BASE_DELAY = env_float("DEBATE_LLM_RETRY_BASE_DELAY", default=1.0)
 # A debate (contradiction run) whose call stayed unavailable through its bounded attempts is
 # retried by its task later (Celery's retry, from what is stored), up to DEBATE_TASK_MAX_RETRIES
 # times, after DEBATE_TASK_RETRY_DELAY seconds doubled each time (capped at
 # DEBATE_TASK_RETRY_MAX_DELAY); after that, or on a permanent error, it fails into review.
-DEBATE_TASK_MAX_RETRIES = env.int("DEBATE_TASK_MAX_RETRIES", default=5)
-DEBATE_TASK_RETRY_DELAY = env.float("DEBATE_TASK_RETRY_DELAY", default=10.0)
-DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=120.0)
+DEBATE_TASK_MAX_RETRIES = env_int("DEBATE_TASK_MAX_RETRIES", default=5, maximum=100)
+DEBATE_TASK_RETRY_DELAY = env_float("DEBATE_TASK_RETRY_DELAY", default=10.0, above=True)
+DEBATE_TASK_RETRY_MAX_DELAY = env_float("DEBATE_TASK_RETRY_MAX_DELAY", default=120.0, above=True)
 # Simulated latency of the offline model, in seconds (benchmarks and live demos).
-DEBATE_OFFLINE_LATENCY = env.float("DEBATE_OFFLINE_LATENCY", default=0.0)
-DEBATE_MAX_CONCURRENT_CALLS = env.int("DEBATE_MAX_CONCURRENT_CALLS", default=8)
+DEBATE_OFFLINE_LATENCY = env_float("DEBATE_OFFLINE_LATENCY", default=0.0, maximum=600)
+DEBATE_MAX_CONCURRENT_CALLS = env_int("DEBATE_MAX_CONCURRENT_CALLS", default=8, minimum=1)
 # The most LLM calls one process has in flight at once (every debate it runs together; they
 # are coroutines on one event loop, `agents.calls_loop`); more wait for a free place.
-DEBATE_LLM_MAX_IN_FLIGHT = env.int("DEBATE_LLM_MAX_IN_FLIGHT", default=256)
+DEBATE_LLM_MAX_IN_FLIGHT = env_int("DEBATE_LLM_MAX_IN_FLIGHT", default=256, minimum=1)
 # Statements are sent with their values apart from the SQL (server-side binding), and a
 # statement a connection runs a second time is prepared: parsed and planned once per
 # connection (psycopg's `prepare_threshold`); the statements that start a debate's steps and
@@ -342,16 +386,19 @@ BUDGET_GLOBAL_DAILY_COST_USD = env_limit(
 )
 BUDGET_GLOBAL_DAILY_TOKENS = env_limit("BUDGET_GLOBAL_DAILY_TOKENS")
 # One debate or contradiction run: calls made (a call's retries included), the most tokens one
-# reply may use (sent to the model as max_tokens) and its total cost.
+# reply may use (sent to the model as max_tokens), the tokens it may use in all (prompts and
+# replies) and its total cost. A debate is admitted only when this much (its cost bounded by its
+# tokens at the dearest price it may reach) fits every account limit, and holds it while it runs.
 BUDGET_DEBATE_MAX_CALLS = env_limit("BUDGET_DEBATE_MAX_CALLS", default="100")
 BUDGET_DEBATE_MAX_TOKENS_PER_CALL = env_limit("BUDGET_DEBATE_MAX_TOKENS_PER_CALL", default="4096")
+BUDGET_DEBATE_MAX_TOKENS = env_limit("BUDGET_DEBATE_MAX_TOKENS", default="250000")
 BUDGET_DEBATE_MAX_COST_USD = env_limit("BUDGET_DEBATE_MAX_COST_USD", default="2", kind=Decimal)
 # Prices litellm does not know (or to override it), USD per million tokens, as JSON:
 # {"openai/my-model": {"input": 0.15, "output": 0.60}}. Deployments may also carry litellm's
 # input_cost_per_token / output_cost_per_token in DEBATE_MODEL_GROUPS.
-BUDGET_MODEL_PRICES = env.json("BUDGET_MODEL_PRICES", default={})
+BUDGET_MODEL_PRICES = env_prices("BUDGET_MODEL_PRICES")
 # A reservation whose worker died before settling it is released after this many seconds.
-BUDGET_HOLD_TIMEOUT = env.int("BUDGET_HOLD_TIMEOUT", default=900)
+BUDGET_HOLD_TIMEOUT = env_int("BUDGET_HOLD_TIMEOUT", default=900, minimum=60)
 
 LOGGING = {
     "version": 1,
@@ -364,7 +411,7 @@ LOGGING = {
 
 # --- Review queue -----------------------------------------------------------------------------
 # Which reasons put a debate (or run) in front of an analyst (see reviews/triage.py for each).
-REVIEW_ENQUEUE_REASONS = env.list(
+REVIEW_ENQUEUE_REASONS = env_words(
     "REVIEW_ENQUEUE_REASONS",
     default=[
         "safety_veto",
@@ -383,32 +430,84 @@ REVIEW_ENQUEUE_REASONS = env.list(
     ],
 )
 
+# Overriding a safety veto to ACT takes holding the item, a note and a confirmation naming what
+# the vetoing agent saw. When this is on, the override also takes effect only once a second
+# Reviewer, reviewing the item independently, gives the same verdict (docs: review queue).
+REVIEW_VETO_OVERRIDE_APPROVAL = env_bool("REVIEW_VETO_OVERRIDE_APPROVAL", default=False)
+
+# The share (0 to 1) of new items drawn for two independent reviews (the second reviewer does
+# not see the first verdict; a disagreement goes to adjudication by a third). Every safety veto
+# overridden to ACT is reviewed twice too. Agreement figures: /api/v1/reviews/agreement/.
+REVIEW_DOUBLE_REVIEW_SHARE = env.float("REVIEW_DOUBLE_REVIEW_SHARE", default=0.10)
+
+# Review deadlines: hours per reason (JSON), counted from when the item was raised; an item's
+# deadline is its reasons' shortest. A reason not named has none. Past it, an item is marked
+# overdue (first in the queue, a `review.overdue` webhook, the assignee's email).
+REVIEW_DEADLINE_HOURS = env.json(
+    "REVIEW_DEADLINE_HOURS",
+    default={
+        "safety_veto": 4,
+        "high_risk_dissent": 4,
+        "injection_in_reply": 8,
+        "prompt_injection": 8,
+        "debate_failed": 8,
+        "run_failed": 8,
+        "budget_exceeded": 24,
+        "parse_failure": 24,
+        "flag_for_review": 24,
+        "split_vote": 24,
+        "no_consensus": 24,
+        "uncertain": 48,
+        "low_confidence": 48,
+    },
+)
+# Optionally per reason (JSON), what closes an item whose deadline passed (its first reason's
+# counts): "machine" (the machine's decision stands) or "WARN" (the decision becomes WARN).
+# Recorded as a fallback, never as a reviewer's verdict. A reason not named stays open, overdue.
+REVIEW_DEADLINE_FALLBACKS = env.json("REVIEW_DEADLINE_FALLBACKS", default={})
+# How often (seconds) beat looks for items past their deadline.
+REVIEW_DEADLINE_SWEEP_INTERVAL = env.int("REVIEW_DEADLINE_SWEEP_INTERVAL", default=60)
+CELERY_BEAT_SCHEDULE["review-deadlines"] = {
+    "task": "reviews.sweep_deadlines",
+    "schedule": float(REVIEW_DEADLINE_SWEEP_INTERVAL),
+    "options": {"expire_seconds": REVIEW_DEADLINE_SWEEP_INTERVAL},
+}
+
 # --- Contradictions (docs/configuration/index.md#contradictions) ------------------------------
 # Detection: values more than this far apart (relative to the larger) conflict; the same claim
 # at confidences this far apart is contested. Arbitrations below CONTRADICTION_MIN_CONFIDENCE go
 # to review. Each may also be set per run.
-CONTRADICTION_VALUE_THRESHOLD = env.str("CONTRADICTION_VALUE_THRESHOLD", default="0.05")
-CONTRADICTION_CONFIDENCE_GAP = env.float("CONTRADICTION_CONFIDENCE_GAP", default=0.3)
-CONTRADICTION_MIN_CONFIDENCE = env.float("CONTRADICTION_MIN_CONFIDENCE", default=0.6)
+CONTRADICTION_VALUE_THRESHOLD = str(
+    env_float("CONTRADICTION_VALUE_THRESHOLD", default=0.05, maximum=1)
+)
+CONTRADICTION_CONFIDENCE_GAP = env_float("CONTRADICTION_CONFIDENCE_GAP", default=0.3, maximum=1)
+CONTRADICTION_MIN_CONFIDENCE = env_float("CONTRADICTION_MIN_CONFIDENCE", default=0.6, maximum=1)
 # The arbitrator's model; empty: DEBATE_DEFAULT_MODEL.
 CONTRADICTION_ARBITRATOR_MODEL = env.str("CONTRADICTION_ARBITRATOR_MODEL", default="")
-CONTRADICTION_MAX_REPORTS = env.int("CONTRADICTION_MAX_REPORTS", default=100)
-CONTRADICTION_MAX_CLAIMS = env.int("CONTRADICTION_MAX_CLAIMS", default=1000)
+CONTRADICTION_MAX_REPORTS = env_int("CONTRADICTION_MAX_REPORTS", default=100, minimum=1)
+CONTRADICTION_MAX_CLAIMS = env_int("CONTRADICTION_MAX_CLAIMS", default=1000, minimum=1)
 # Arbitrations of one run made at once (all of a run's contradictions when there are fewer).
-CONTRADICTION_MAX_CONCURRENT_CALLS = env.int("CONTRADICTION_MAX_CONCURRENT_CALLS", default=16)
-CONTRADICTION_API_CREATE_RATE = env.str("CONTRADICTION_API_CREATE_RATE", default="30/minute")
+CONTRADICTION_MAX_CONCURRENT_CALLS = env_int(
+    "CONTRADICTION_MAX_CONCURRENT_CALLS", default=16, minimum=1
+)
+CONTRADICTION_API_CREATE_RATE = env_rate("CONTRADICTION_API_CREATE_RATE", default="30/minute")
 
 # --- Model routing (agents/routing.py) --------------------------------------------------------
 # Named groups of deployments, as JSON: {"reasoning": ["openai/gpt-4o", {"model": "anthropic/...",
 # "api_key": "os.environ/ANTHROPIC_API_KEY", "name": "claude"}], "cheap": "openai/gpt-4o-mini"}.
 # A group's deployments are tried in order. reasoning, moderation, arbitration and cheap always
 # exist; one not configured has the single deployment DEBATE_DEFAULT_MODEL.
-DEBATE_MODEL_GROUPS = env.json("DEBATE_MODEL_GROUPS", default={})
+DEBATE_MODEL_GROUPS = env_json_object("DEBATE_MODEL_GROUPS")
 # Which group a call uses, by "step:role" ("*" for any), over the default table in the README.
-DEBATE_MODEL_ROUTES = env.json("DEBATE_MODEL_ROUTES", default={})
+DEBATE_MODEL_ROUTES = env_json_object("DEBATE_MODEL_ROUTES")
 # Groups tried after all of a group's deployments failed: {"reasoning": ["cheap"]}.
-DEBATE_MODEL_FALLBACKS = env.json("DEBATE_MODEL_FALLBACKS", default={})
+DEBATE_MODEL_FALLBACKS = env_json_object("DEBATE_MODEL_FALLBACKS")
 # Models users may choose (a debate's `model` option, an agent's model) besides the groups,
 # their deployments and DEBATE_DEFAULT_MODEL; a trailing * matches any rest ("offline/*").
 DEBATE_ALLOWED_MODELS = env.list("DEBATE_ALLOWED_MODELS", default=[])
 LOGGING["loggers"]["LiteLLM Router"] = {"level": "WARNING"}
+
+# --- Providers' rate limits (agents/provider_limits.py) ---------------------------------------
+# A deployment's `rpm` and `tpm` (in DEBATE_MODEL_GROUPS) are kept by every worker together,
+# through Redis, over a sliding window of this many seconds (60: per minute; tests shorten it).
+DEBATE_PROVIDER_LIMIT_WINDOW = env.float("DEBATE_PROVIDER_LIMIT_WINDOW", default=60.0)

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
 from .base import env
-from .envvars import env_bool, env_site_url
+from .envvars import env_bool, env_int, env_site_url
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
@@ -34,7 +34,9 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 # HSTS: browsers keep to HTTPS for a year, on every subdomain, and the domain may be submitted
 # to the browsers' preload list. See the README for the trade-off before a first deployment.
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31_536_000)
+SECURE_HSTS_SECONDS = env_int(
+    "DJANGO_SECURE_HSTS_SECONDS", default=31_536_000, maximum=2 * 31_536_000
+)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -52,3 +54,20 @@ DEBATE_SITE_URL = env_site_url(
 # The scripted offline model is a demo: `manage.py check` (and every command that runs checks)
 # refuses it as the default model unless this is set (agents.E001).
 DEBATE_ALLOW_OFFLINE_MODEL = env_bool("DEBATE_ALLOW_OFFLINE_MODEL", default=False)
+
+# --- Serving: the ASGI server's static files and the stack of bin/serve ------------------------
+# The collected static files (`collectstatic`, run by bin/serve) are served by the application
+# itself (WhiteNoise, just after the security middleware): their names carry a hash of their
+# content, so browsers and proxies may keep them for a year ("immutable"); gzip copies are made
+# once, at collection. See docs/operations/production.md.
+MIDDLEWARE = [
+    *MIDDLEWARE[:1],  # SecurityMiddleware first: the HTTPS redirect and HSTS
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    *MIDDLEWARE[1:],
+]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "config.staticfiles.HashedStaticFiles"},
+}
+# Where collectstatic puts them (and the server reads them); the checkout's staticfiles/ unset.
+STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT))

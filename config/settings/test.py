@@ -15,13 +15,18 @@ if (worker := os.environ.get("PYTEST_XDIST_WORKER", "")) and os.environ.get(
 
 from .base import *  # noqa: E402, F403
 from .base import env  # noqa: E402
-from .envvars import env_bool  # noqa: E402
+from .envvars import env_bool, env_float  # noqa: E402
 
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-DEBATE_LLM_RETRY_BASE_DELAY = env.float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)
-DEBATE_TASK_RETRY_DELAY = env.float("DEBATE_TASK_RETRY_DELAY", default=0.2)
-DEBATE_TASK_RETRY_MAX_DELAY = env.float("DEBATE_TASK_RETRY_MAX_DELAY", default=1.0)
+DEBATE_LLM_RETRY_BASE_DELAY = env_float("DEBATE_LLM_RETRY_BASE_DELAY", default=0.01)
+DEBATE_TASK_RETRY_DELAY = env_float("DEBATE_TASK_RETRY_DELAY", default=0.2, above=True)
+DEBATE_TASK_RETRY_MAX_DELAY = env_float("DEBATE_TASK_RETRY_MAX_DELAY", default=1.0, above=True)
 WEBHOOK_ALLOW_PRIVATE_ADDRESSES = env_bool("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", default=True)
-WEBHOOK_RETRY_BASE_DELAY = env.float("WEBHOOK_RETRY_BASE_DELAY", default=0.2)
-WEBHOOK_TIMEOUT = env.float("WEBHOOK_TIMEOUT", default=5.0)
+WEBHOOK_RETRY_BASE_DELAY = env_float("WEBHOOK_RETRY_BASE_DELAY", default=0.2, above=True)
+WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", default=5.0, above=True, maximum=300)
+# Items drawn for double review at random would make tests of single reviews flaky; the tests
+# of double review set their own share.
+REVIEW_DOUBLE_REVIEW_SHARE = env_float(
+    "REVIEW_DOUBLE_REVIEW_SHARE", default=0.0, minimum=0, maximum=1
+)

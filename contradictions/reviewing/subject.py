@@ -100,7 +100,8 @@ class ContradictionSubject(_RunGroup):
                 "choice": contradiction.review_action,
                 "finding": kept.pk if kept else None,
                 "kept": _describe_finding(kept) if kept else "every value, each in its own context",
-            }
+            },
+            outcome=value,
         )
 
     def dismissed(self, *, item, user, note) -> None:
@@ -146,11 +147,12 @@ class ContradictionSubject(_RunGroup):
         return subjects.Submission(
             form=form,
             form_name="keep_form",
-            perform=lambda user: services.review_keep(
+            perform=lambda user, stage: services.review_keep(
                 item_id=item.pk,
                 user=user,
                 choice=form.cleaned_data["choice"],
                 note=form.cleaned_data["note"],
+                stage=stage,
             ),
             success=success,
         )

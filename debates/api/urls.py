@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from debates.api import protocols, views
+from debates.api import events, protocols, views
 
 router = SimpleRouter()
 router.register("debates", views.DebateViewSet, basename="debate")
@@ -10,6 +10,7 @@ urlpatterns = [
     # before the router's routes, whose detail route would take "batch" for an id
     path("debates/batch/", views.DebateBatchView.as_view(), name="debate-batch"),
     *router.urls,
+    path("debates/<uuid:pk>/events/", events.debate_events, name="debate-events"),
     path(
         "debates/<uuid:pk>/transcript.md",
         views.DebateMarkdownView.as_view(),

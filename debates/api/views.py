@@ -58,7 +58,7 @@ SIGNATURE_SCHEME = f"""Every event is a JSON POST signed with your webhook secre
 * `{webhooks.TIMESTAMP_HEADER}`: when it was signed, in Unix seconds; refuse events more than
   a few minutes old (replays);
 * `{webhooks.EVENT_HEADER}`: the event (`debate.completed`, `debate.failed`,
-  `review.resolved`, `ping`);
+  `review.resolved`, `review.overdue`, `ping`);
 * `{webhooks.DELIVERY_HEADER}`: the event's id; a retry repeats it, so handle each id once.
 
 Answer 2xx to accept. 5xx, 408, 425, 429 and network errors are retried with a doubling delay

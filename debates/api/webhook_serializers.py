@@ -40,10 +40,19 @@ class WebhookReviewSerializer(serializers.Serializer):
     url = serializers.URLField(help_text="The review item in the API, absolute.")
     reason = serializers.CharField(help_text="The most urgent of `reasons`.")
     reasons = serializers.ListField(child=serializers.CharField())
-    status = serializers.CharField(help_text="resolved or dismissed.")
-    verdict = serializers.CharField(allow_null=True)
+    status = serializers.CharField(
+        help_text="resolved, dismissed or expired (closed at its deadline by its fallback); "
+        "review.overdue: open or claimed."
+    )
+    verdict = serializers.CharField(
+        allow_null=True, help_text="fallback when it was closed at its deadline (no reviewer)."
+    )
     decision_override = serializers.CharField(allow_null=True)
     closed_at = serializers.DateTimeField(allow_null=True)
+    due_at = serializers.DateTimeField(allow_null=True, help_text="Its review deadline.")
+    overdue_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was found past its deadline."
+    )
 
 
 class WebhookEventSerializer(serializers.Serializer):
@@ -55,7 +64,9 @@ class WebhookEventSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     debate = WebhookDebateSerializer(help_text="The debate as it was when the event happened.")
     review = WebhookReviewSerializer(
-        required=False, allow_null=True, help_text="review.resolved only: the item closed."
+        required=False,
+        allow_null=True,
+        help_text="review.resolved: the item closed; review.overdue: the item past its deadline.",
     )
 
 

@@ -16,6 +16,10 @@ class ResolveForm(NoteForm):
         error_messages={"required": "Choose a verdict: uphold or override."},
     )
     decision = forms.ChoiceField(required=False)
+    confirm_veto_override = forms.BooleanField(
+        required=False,
+        label="I read what the vetoing agent saw, above, and override its veto to ACT",
+    )
     field_order = ["verdict", "decision", "note"]
 
     def __init__(self, *args, machine_decision: str = "", decisions=(), **kwargs):

@@ -12,7 +12,7 @@ from django.db.models import Max
 from debates import one_statement
 from debates.models import Debate, Statement
 from debates.reviewing import triage
-from reviews import queueing
+from reviews import assignment, queueing
 from reviews.models import ReviewEvent, ReviewItem
 from reviews.triage import BUDGET_EXCEEDED, DEBATE_FAILED, FAILURE_REASONS, Flag, joined
 
@@ -87,13 +87,15 @@ def opens_plainly(raised_before) -> bool:
 def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[one_statement.Part]:
     """The parts that open a completing debate's one outcome item for `flags` (`ri`, which
     returns the item's id when it was created; ON CONFLICT DO NOTHING backs up the one active
-    outcome item per debate) with its `created` event, for the statement that completes the
-    debate; as `review_items_for_debate` opens it when `opens_plainly` holds."""
+    outcome item per debate) with its `created` event, routed to a reviewer on duty (and its
+    `assigned` event; `reviews.assignment`), for the statement that completes the debate; as
+    `review_items_for_debate` opens it when `opens_plainly` holds."""
     if not flags:
         return []
     item = queueing.outcome_item("debate", debate_id, joined(flags))
     item.created_at = at
-    opened = one_statement.insert("ri", [item], returning=("id",), ignore_conflicts=True)
+    # Routed to a reviewer on duty as it is stored (`reviews.assignment`).
+    opened = one_statement.Part("ri", *assignment.routed_insert(item))
     # Its event as `queueing.created_event` makes it, for the item the part above returns.
     event = queueing.created_event(item)
     event.created_at = at
@@ -109,7 +111,8 @@ def outcome_item_parts(debate_id, flags: list[Flag], *, at) -> list[one_statemen
         f"SELECT ri.id, {', '.join(['%s'] * len(fields))} FROM ri RETURNING id",
         params,
     )
-    return [opened, created]
+    routed = one_statement.Part("ri_assigned", *assignment.assigned_events_insert("ri", at=at))
+    return [opened, created, routed]
 
 
 def review_item_for_failure(*, debate: Debate, budget: bool = False) -> ReviewItem | None:

@@ -149,8 +149,13 @@ def decision_html(debate: Debate) -> SafeString:
     if debate.is_overridden:
         effective = html.escape(debate.effective_decision)
         if debate.decision:
+            who = (
+                "fallback at the review deadline, no reviewer"
+                if debate.review_status == Debate.ReviewStatus.EXPIRED
+                else "reviewer override"
+            )
             why = (
-                f'reviewer override; machine decided <span class="decision-{decision}" '
+                f'{who}; machine decided <span class="decision-{decision}" '
                 f'data-testid="machine-decision">{decision}</span>'
             )
         else:

@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from debates import webhooks
-from debates.models import Debate
+from debates.models import Debate, Vote
 from debates.recovery import debate_model_change, debate_rerun
 from debates.reviewing.forms import DecideForm, ResolveForm
 from debates.reviewing.pages import (
@@ -39,12 +39,27 @@ from reviews.forms import RerunForm
 from reviews.models import ReviewItem
 
 ACT = "ACT"
+REFUSE = "REFUSE"
+VETO = "VETO"
 OVERRIDE_VETO = "reviews.override_safety_veto"
 
 
-def vetoed(debate_id) -> bool:
-    """Whether an agent's veto decided the debate (its decision rules say so)."""
-    return Debate.objects.filter(id=debate_id, metadata__veto_applied=True).exists()
+def veto_seen(debate_id) -> str | None:
+    """What the vetoing agent saw, in a line a reviewer confirms having read before overriding
+    the veto: who vetoed, at what risk, and the rules' account of why (the agent's reasoning).
+    None when no veto decided the debate."""
+    row = (
+        Debate.objects.filter(id=debate_id, metadata__veto_applied=True)
+        .values_list("metadata__veto_agent", "metadata__veto_risk", "reasoning")
+        .first()
+    )
+    if row is None:
+        return None
+    agent, risk, reasoning = row
+    who = agent or "An agent"
+    at = f" at risk {risk:g}" if isinstance(risk, int | float) else ""
+    why = Truncator((reasoning or "").strip()).chars(400) or "(no reason given)"
+    return f"{who} vetoed this debate{at}: {why}"
 
 
 # What a queue row shows of its debate; the rest (transcript) is not loaded.
@@ -98,6 +113,40 @@ class DebateSubject(subjects.ReviewSubject):
         for item in items:
             webhooks.notify_review_resolved(debate_id=group_id, item_id=item.pk)
 
+    def overdue(self, group_id, items) -> None:
+        for item in items:
+            webhooks.notify_debate_event(
+                debate_id=group_id, event=webhooks.Event.REVIEW_OVERDUE, review_item_id=item.pk
+            )
+
+    def fallback(self, *, locked: Debate, item, fallback) -> subjects.Resolution:
+        """ "machine": the decision as it stands stays; "WARN": the effective decision becomes
+        WARN (the machine's stays on record), unless the machine decided WARN already."""
+        data = {"fallback": fallback, "machine_decision": locked.decision}
+        if fallback != "WARN" or locked.decision == "WARN" or not locked.decision:
+            return subjects.Resolution(data={**data, "decision": locked.effective_decision})
+        return subjects.Resolution(
+            data={**data, "decision": "WARN"},
+            decision_override="WARN",
+            changes={"decision_override": "WARN"},
+        )
+
+    def guard(self, *, locked: Debate, item, user, verdict, value) -> subjects.Guard | None:
+        """Overriding a safety veto to ACT (see docs/analysts/review-queue.md): it takes the
+        permission reviews.override_safety_veto, and a confirmation naming what the vetoing
+        agent saw."""
+        if verdict != ReviewItem.Verdict.OVERRIDE or (value or "").strip().upper() != ACT:
+            return None
+        seen = veto_seen(locked.pk)
+        if seen is None:
+            return None
+        if not user.has_perm(OVERRIDE_VETO):
+            raise PermissionDenied(
+                "An agent vetoed this debate: overriding it to ACT needs the permission "
+                f"{OVERRIDE_VETO} (role Operator)."
+            )
+        return subjects.Guard(seen=seen)
+
     def resolve(self, *, locked: Debate, item, user, verdict, value, note) -> subjects.Resolution:
         debate = locked
         if verdict == ReviewItem.Verdict.UPHOLD and not debate.decision:
@@ -133,11 +182,6 @@ class DebateSubject(subjects.ReviewSubject):
                         "uphold instead of overriding."
                     }
                 )
-            if decision == ACT and not user.has_perm(OVERRIDE_VETO) and vetoed(debate.id):
-                raise PermissionDenied(
-                    "An agent vetoed this debate: overriding it to ACT needs the permission "
-                    f"{OVERRIDE_VETO} (role Operator)."
-                )
         else:
             decision = ""
         return subjects.Resolution(
@@ -149,7 +193,27 @@ class DebateSubject(subjects.ReviewSubject):
             },
             decision_override=decision,
             changes={"decision_override": decision},
+            outcome=decision or debate.decision,
         )
+
+    def judged(self, item_ids) -> dict:
+        """Each item's debate: its protocol, the machine's decision, and each agent's final
+        vote by role (a VETO is REFUSE: what it decides). 2 queries."""
+        debates: dict = {}
+        for item_id, debate_id, protocol, decision in ReviewItem.objects.filter(
+            pk__in=item_ids, debate__isnull=False
+        ).values_list("pk", "debate_id", "debate__protocol", "debate__decision"):
+            debates.setdefault(debate_id, []).append((item_id, protocol, decision))
+        agents: dict = {}
+        for debate_id, name, decision in Vote.objects.filter(
+            debate_id__in=list(debates)
+        ).values_list("debate_id", "participant__name", "decision"):
+            agents.setdefault(debate_id, {})[name] = REFUSE if decision == VETO else decision
+        return {
+            item_id: subjects.Judged(protocol, decision, agents.get(debate_id, {}))
+            for debate_id, found in debates.items()
+            for item_id, protocol, decision in found
+        }
 
     def rerun(self, *, locked: Debate, item, user, note, model=None) -> None:
         if locked.status != Debate.Status.FAILED:
@@ -166,12 +230,15 @@ class DebateSubject(subjects.ReviewSubject):
     def page(self, request, item, flags, forms):
         debate = debate_detail_queryset().get(id=item.debate_id)
         decisions = allowed_decisions(debate)
+        posted = forms.get("resolve_form")
         context = {
             **transcript_context(debate),
-            "resolve_form": forms.get("resolve_form")
+            "resolve_form": posted
             or ResolveForm(
                 machine_decision=debate.decision, decisions=decisions, initial={"verdict": ""}
             ),
+            "vetoed": bool((debate.metadata or {}).get("veto_applied")),
+            "veto_confirm": self._veto_confirm(debate, posted),
         }
         if item.is_failure:
             context.update(
@@ -185,6 +252,20 @@ class DebateSubject(subjects.ReviewSubject):
                 }
             )
         return "debates/review_item.html", context
+
+    @staticmethod
+    def _veto_confirm(debate: Debate, posted) -> dict | None:
+        """The separate confirmation step of a veto override refused for want of it: what the
+        vetoing agent saw, and the verdict and note to send again with the confirmation."""
+        if posted is None or not posted.is_bound or not posted.errors:
+            return None
+        data = posted.data
+        if data.get("verdict") != ReviewItem.Verdict.OVERRIDE or data.get("decision") != ACT:
+            return None
+        seen = veto_seen(debate.pk)
+        if seen is None:
+            return None
+        return {"seen": seen, "decision": ACT, "note": data.get("note", "")}
 
     def queue_cells(self, item, link) -> str:
         debate = item.debate
@@ -206,12 +287,13 @@ class DebateSubject(subjects.ReviewSubject):
             return subjects.Submission(
                 form=form,
                 form_name="decide_form",
-                perform=lambda user: services.review_resolve(
+                perform=lambda user, stage: services.review_resolve(
                     item_id=item.pk,
                     user=user,
                     verdict=ReviewItem.Verdict.OVERRIDE,
                     decision=form.cleaned_data["decision"],
                     note=form.cleaned_data["note"],
+                    stage=stage,
                 ),
                 success=lambda done: (
                     f"Resolved review item #{done.pk}: the debate's decision "
@@ -234,12 +316,14 @@ class DebateSubject(subjects.ReviewSubject):
         return subjects.Submission(
             form=form,
             form_name="resolve_form",
-            perform=lambda user: services.review_resolve(
+            perform=lambda user, stage: services.review_resolve(
                 item_id=item.pk,
                 user=user,
                 verdict=form.cleaned_data["verdict"],
                 decision=form.cleaned_data.get("decision") or "",
                 note=form.cleaned_data["note"],
+                confirm_veto_override=form.cleaned_data.get("confirm_veto_override", False),
+                stage=stage,
             ),
             success=success,
         )

@@ -12,7 +12,15 @@ register = template.Library()
 
 @register.simple_tag
 def debate_baselines(debate):
-    return baselines_view(debate)
+    """The baselines with each agent by its display name (the API keeps the slugs)."""
+    view = baselines_view(debate)
+    if view is None:
+        return None
+    names = {p.slug: p.name for p in debate.participants.all()}
+    return {
+        **view,
+        "agents": [{**a, "agent": names.get(a["agent"], a["agent"])} for a in view["agents"]],
+    }
 
 
 @register.simple_tag

@@ -10,23 +10,42 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
+from api.throttling import CreateRateThrottle
 from evaluation.ground_truth import MAX_DEBATES, ground_truth_report
 from evaluation.quality import quality_report
 from evaluation.replay import replay_rules
 from protocols import PROTOCOLS
 
+FIGURES = "debates.view_figures"
+REPLAY = "debates.replay_rules"
+
 
 class IsStaff(permissions.BasePermission):
-    message = "Evaluation figures are for staff only."
+    """Figures across every user's debates: the named permission (Reviewer, Operator)."""
+
+    permission = FIGURES
+    message = "Evaluation figures need the permission to read figures across users (a role)."
 
     def has_permission(self, request, view):
         user = request.user
-        return bool(user and user.is_authenticated and user.is_staff)
+        return bool(user and user.is_authenticated and user.has_perm(self.permission))
+
+
+class CanReplay(IsStaff):
+    permission = REPLAY
+    message = "Replaying the rules needs the permission to replay them (a role)."
+
+
+class ReplayThrottle(CreateRateThrottle):
+    """A replay reads every stored debate of a protocol: a few a minute per user."""
+
+    scope = "evaluation_replay"
+    rate_setting = "EVALUATION_REPLAY_RATE"
 
 
 ACCESS = {
     401: UNAUTHENTICATED,
-    403: OpenApiResponse(MESSAGE, description="Signed in, but not staff."),
+    403: OpenApiResponse(MESSAGE, description="Signed in, without the role's permission."),
 }
 
 
@@ -234,7 +253,8 @@ class ReplayReportSerializer(serializers.Serializer):
 
 
 class ReplayView(APIView):
-    permission_classes = [IsStaff]
+    permission_classes = [CanReplay]
+    throttle_classes = [ReplayThrottle]
 
     @extend_schema(
         operation_id="evaluation_replay_rules",

@@ -76,10 +76,11 @@ def moderator_charts(so_far) -> list[ChartSpec]:
         labels=labels,
         series=[
             Series("Moderator's confidence", confidence, decisions=leanings),
-            Series(f"Stops above {threshold:g}", [threshold] * len(labels), reference=True),
+            Series(f"Stops above {threshold:.0%}", [threshold] * len(labels), reference=True),
         ],
-        y_title="confidence (0-1)",
+        y_title="confidence",
         y_max=1,
+        percent=True,
     )
     stop.description = sentence(stop)
     factor = float(rules.MARGIN)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from agents.responders import OfflinePrompt
 from protocols.moderated.formats import ARGUMENT, STEP_LINE
-from protocols.offline import classify, first_sentence
+from protocols.offline import first_sentence, read_question, rule_note
 
 #: Propositions the offline model treats as settled practice: clear-cut, the proponent wins.
 ESTABLISHED_KEYWORDS = (
@@ -133,28 +133,48 @@ CASES: dict[str, Case] = {
         "There may be a genuine question inside the text.",
         "The proposition is an attempt to redirect the debate, not a claim to weigh.",
     ),
+    # A proposition the rule set cannot place, or one on a sensitive subject: neither side is
+    # given the stronger case, so the debate ends UNCERTAIN (a person reviews it), never in a
+    # confident SUPPORT of something the offline model could not check.
     "general": Case(
-        0.7,
-        0.6,
+        0.65,
+        0.65,
         (
-            "Practitioners report that it works well in most settings.",
+            "Practitioners report that it works well in some settings.",
             "A published comparison found modest benefits.",
         ),
         (
-            "It has costs that are easy to underestimate.",
-            "Some documented cases show it failing where conditions differ.",
+            "Practitioners report that it fails in some settings.",
+            "A published comparison found modest costs.",
         ),
-        "On balance the proposition holds, though the benefits are modest.",
-        "The benefits are smaller than claimed and the costs are real.",
+        "The proposition may hold, though I cannot check the claims it rests on.",
+        "The benefits are unproven and the costs are real.",
+    ),
+    "sensitive": Case(
+        0.65,
+        0.65,
+        (
+            "Published guidance explains the subject for the general public.",
+            "Practitioners report that accurate information reduces harm.",
+        ),
+        (
+            "Published guidance urges care with the subject.",
+            "Practitioners report that the subject is misused.",
+        ),
+        "There is a legitimate, informative case for the proposition.",
+        "The subject is sensitive; supporting the proposition outright risks misuse.",
     ),
 }
+
+#: Kinds of proposition on which the advocate takes no side.
+UNPLACED = ("financial", "general", "sensitive")
 
 #: A side holds its confidence unless the other side's case is this much stronger.
 CONCEDE_MARGIN = 1.15
 
 
 def proposition_kind(query: str) -> str:
-    kind = classify(query)
+    kind = read_question(query).kind
     if kind not in ("harmful", "injection") and any(
         k in query.lower() for k in ESTABLISHED_KEYWORDS
     ):
@@ -251,7 +271,9 @@ def argument_reply(offline_prompt: OfflinePrompt) -> str:
             quote = first_sentence(last.text, 90)
             verdict = "is a fair point" if conceded else "does not change this"
             claim += f' Answering {last.name}: "{quote}" {verdict}.'
-        return _argument_json(None, claim, confidence, evidence)
+        return _argument_json(
+            None, f"{claim} {rule_note(read_question(query))}", confidence, evidence
+        )
 
     if role == "advocate":
         side = (
@@ -259,7 +281,7 @@ def argument_reply(offline_prompt: OfflinePrompt) -> str:
             if kind in ("harmful", "injection")
             else ("SUPPORT" if stronger == "pro" else "OPPOSE")
         )
-        if kind == "financial":
+        if kind in UNPLACED:
             side = "NEUTRAL"
         text = {
             "SUPPORT": "In practice this delivers real benefits for the people affected, and "

@@ -142,7 +142,6 @@ class ModeratedProtocol(DebateProtocol):
             "options": {"max_rounds": 3, "consensus_threshold": 0.85},
         },
     }
-    confidence_scale = 1
     position_noun = "side"
     rules_module = moderation_rules
 

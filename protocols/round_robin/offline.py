@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from agents.responders import OfflinePrompt
-from protocols.offline import Position, initial_position
+from protocols.offline import Position, initial_position, read_question, rule_note
 from protocols.round_robin.formats import (
     OWN_POSITION,
     PEER_POSITION,
@@ -110,7 +110,18 @@ def _investment_kind(query: str) -> str:
     return "single"
 
 
+#: On a harmful question every specialist advises against it: no consensus to act on harm.
+HARMFUL_INVESTMENT = Position(
+    "SELL",
+    85,
+    90,
+    "The question asks for help with something harmful; no return justifies taking part.",
+)
+
+
 def _opening_position(role: str, query: str, stances: list[str]) -> Position:
+    if "BUY" in stances and read_question(query).harmful:
+        return HARMFUL_INVESTMENT
     if "BUY" in stances:
         table = INVESTMENT_POSITIONS[_investment_kind(query)]
         return table.get(role, table["default"])
@@ -156,6 +167,8 @@ def turn_reply(offline_prompt: OfflinePrompt) -> str:
         p = _opening_position(role, query, stances)
         others = "; ".join(f"{n} says {s}" for n, s, _ in peers)
         text = f"From {lens}: {p.reasoning}"
+        if "[Offline rule set:" not in text:
+            text += f" {rule_note(read_question(query))}"
         if others:
             text += f" I note that {others}, but this is my own first read."
         return _turn_json(p.decision, p.confidence, p.risk, text, [])

@@ -8,9 +8,11 @@ import re
 
 from agents.responders import OfflinePrompt
 from protocols.offline import (
-    classify,
+    RULE_NOTE,
     initial_position,
+    read_question,
     role_key,
+    rule_note,
 )
 from protocols.prompting import QUOTED_BLOCK
 from protocols.s4.formats import (
@@ -94,7 +96,7 @@ EVIDENCE_BY_ROLE = {
 def weakest_point(reasoning: str, limit: int = 110) -> str:
     """The clause of a reasoning that claims the most on the least support: the first clause
     holding a sweeping word, else the first sentence."""
-    text = " ".join(reasoning.split())
+    text = " ".join(RULE_NOTE.sub("", reasoning).split())
     clauses = [c.strip().rstrip(";") for c in re.split(r"(?<=[.;!?])\s", text)]
     for clause in clauses:
         if len(clause.split()) >= 4 and any(w in f" {clause.lower()} " for w in _SWEEPING):
@@ -213,10 +215,11 @@ def challenge_reply(offline_prompt: OfflinePrompt) -> str:
 
 def revision_reply(offline_prompt: OfflinePrompt) -> str:
     prompt = offline_prompt.user
+    note = rule_note(read_question(offline_prompt.query_block or ""))
     own = OWN_POSITION.search(prompt)
     if not own:
         return _decision_json(
-            "WARN", 50, 50, "I could not read my earlier position; I stay cautious."
+            "WARN", 50, 50, f"I could not read my earlier position; I stay cautious. {note}"
         )
     decision, confidence, risk = own["decision"], float(own["confidence"]), float(own["risk"])
     challengers = [
@@ -226,7 +229,7 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
     harm_voices = [
         n for n, _, s in challengers if s in ("REFUSE", "VETO") and "safety" in n.lower()
     ]
-    harmful = classify(offline_prompt.query_block or "") in ("harmful", "injection")
+    harmful = read_question(offline_prompt.query_block or "").kind in ("harmful", "injection")
     # 1. A safety challenge for refusal moves an agent that wanted to act on a harmful question.
     if harm_voices and harmful and decision == "ACT":
         return _decision_json(
@@ -234,7 +237,7 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
             75,
             max(risk, 70),
             f"{harm_voices[0]} raised misuse I had not weighed: what I called general "
-            f"information would help someone cause harm. I change from ACT to REFUSE.",
+            f"information would help someone cause harm. I change from ACT to REFUSE. {note}",
         )
     # 2. When every challenger points the same other way and I was not sure, I move.
     if (
@@ -255,7 +258,7 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
             new_risk,
             f"Upon reconsideration, {names} make a valid point. My threshold was rigid for "
             f"a question like this; {new} at {new_conf:g} confidence is justified. I change "
-            f"from {decision} to {new}.",
+            f"from {decision} to {new}. {note}",
         )
     # 3. Otherwise I defend my position, with confidence moved by how it was received.
     agreements = sum(1 for _, agreement, _ in challengers if agreement == AGREES)
@@ -275,7 +278,7 @@ def revision_reply(offline_prompt: OfflinePrompt) -> str:
         )
     if decision == "VETO":
         text += " The risk remains above my veto threshold."
-    return _decision_json(decision, new_conf, risk, text)
+    return _decision_json(decision, new_conf, risk, f"{text} {note}")
 
 
 RESPONDERS = {"analysis": analysis_reply, "challenge": challenge_reply, "revision": revision_reply}

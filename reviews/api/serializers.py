@@ -8,7 +8,12 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.fields import BlankAsNullCharField, FilterChoiceField, StrictCharField
+from api.fields import (
+    BlankAsNullCharField,
+    FilterChoiceField,
+    StrictBooleanField,
+    StrictCharField,
+)
 from api.links import row_links
 from reviews import selectors, subjects
 from reviews.models import ReviewEvent, ReviewItem
@@ -49,7 +54,19 @@ class ReviewItemSerializer(serializers.ModelSerializer):
     verdict = BlankAsNullCharField(
         help_text="Once resolved: uphold, override (also a failed debate's decision set by the "
         "analyst), keep (a contradiction's value picked) or rerun (a failed debate or run "
-        "queued again)."
+        "queued again); once expired: fallback (closed at its deadline, no reviewer)."
+    )
+    due_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Its review deadline (null: none). Past it, it is marked overdue and may be "
+        "closed with its reason's fallback.",
+    )
+    overdue_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When it was found past its deadline (null: not overdue). Overdue items come "
+        "first in the queue.",
     )
     decision_override = BlankAsNullCharField(help_text="The decision an override set.")
 
@@ -65,6 +82,7 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             "reason_label",
             "reasons",
             "status",
+            "stage",
             "priority",
             "summary",
             "assignee",
@@ -73,13 +91,15 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             "created_at",
             "claimed_at",
             "closed_at",
+            "due_at",
+            "overdue_at",
         ]
         read_only_fields = fields
 
     def get_field_names(self, declared_fields, info):
         """The item's own fields, then one per registered subject, then the detail's."""
         names = list(super().get_field_names(declared_fields, info))
-        after = names.index("closed_at") + 1
+        after = names.index("overdue_at") + 1
         return [*names[:after], *(s.name for s in subjects.all_subjects()), *names[after:]]
 
     def get_fields(self):
@@ -109,6 +129,7 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             "reason_label": item.reason_label,
             "reasons": self.get_reasons(item),
             "status": item.status,
+            "stage": item.stage,
             "priority": item.priority,
             "summary": item.summary,
             "assignee": item.assignee.username if item.assignee is not None else None,
@@ -117,6 +138,8 @@ class ReviewItemSerializer(serializers.ModelSerializer):
             "created_at": _datetime(item.created_at),
             "claimed_at": _datetime(item.claimed_at),
             "closed_at": _datetime(item.closed_at),
+            "due_at": _datetime(item.due_at),
+            "overdue_at": _datetime(item.overdue_at),
         }
         fields = self.fields
         for subject in subjects.all_subjects():
@@ -163,7 +186,10 @@ class ReviewSiblingSerializer(serializers.ModelSerializer):
 class ReviewItemDetailSerializer(ReviewItemSerializer):
     details = serializers.JSONField(read_only=True, help_text="What triage recorded.")
     note = BlankAsNullCharField(help_text="The analyst's note on resolving or dismissing.")
-    events = ReviewEventSerializer(many=True, read_only=True, help_text="Oldest first.")
+    events = serializers.SerializerMethodField(
+        help_text="Oldest first. While the item waits for its second review, a reviewer who has "
+        "not reviewed it does not see the first review's verdict and note (`data.withheld`)."
+    )
     other_items = serializers.SerializerMethodField(
         help_text="The other review items of the same debate (or contradiction run)."
     )
@@ -175,6 +201,12 @@ class ReviewItemDetailSerializer(ReviewItemSerializer):
     detail = True
     # One item: DRF's field-by-field representation (the list's is written out for speed).
     to_representation = serializers.ModelSerializer.to_representation
+
+    @extend_schema_field(ReviewEventSerializer(many=True))
+    def get_events(self, item: ReviewItem) -> list[dict]:
+        request = self.context.get("request")
+        events = selectors.events_seen_by(item, getattr(request, "user", None))
+        return ReviewEventSerializer(events, many=True, context=self.context).data
 
     @extend_schema_field(ReviewSiblingSerializer(many=True))
     def get_other_items(self, item: ReviewItem) -> list[dict]:
@@ -192,11 +224,18 @@ class ReviewListQuerySerializer(serializers.Serializer):
     status = FilterChoiceField(
         choices=QUEUE_STATUSES,
         default="active",
-        help_text="active (open or claimed, the default), open, claimed, resolved, dismissed "
-        "or all.",
+        help_text="active (open or claimed, the default), open, claimed, resolved, dismissed, "
+        "expired (closed at their deadline) or all.",
     )
     reason = FilterChoiceField(choices=ReviewItem.Reason.choices, required=False)
     assignee = serializers.CharField(max_length=150, required=False, help_text=ASSIGNEE_HELP)
+    overdue = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only items past their deadline (`overdue_at` set); false: only the "
+        "others.",
+    )
     page = serializers.IntegerField(min_value=1, default=1)
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=50)
 
@@ -218,6 +257,7 @@ class ReviewListQuerySerializer(serializers.Serializer):
             "status": data["status"],
             "reason": data.get("reason", ""),
             "assignee": data.get("assignee", ""),
+            "overdue": {True: "yes", False: "no"}.get(data.get("overdue"), ""),
         }
 
 
@@ -261,6 +301,20 @@ class ResolveSerializer(serializers.Serializer):
         "`allowed_decisions`). Leave it out to uphold.",
     )
     note = NoteRequiredField("resolve")
+    stage = FilterChoiceField(
+        choices=ReviewItem.Stage.choices,
+        required=False,
+        help_text="The review you give: first (the default), second or adjudication. An item "
+        "waiting for a second review or an adjudication takes it named here (or held by you); "
+        "if someone gave that review first, the answer is 409.",
+    )
+    confirm_veto_override = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="Overriding a safety veto to ACT: true confirms you read what the vetoing agent "
+        "saw (the 400 without it quotes it). It also takes holding the item (claim it first) and "
+        "a note.",
+    )
 
     def validate(self, attrs):
         if attrs["verdict"] == ReviewItem.Verdict.UPHOLD and attrs.get("decision"):
@@ -288,4 +342,70 @@ class RerunSerializer(serializers.Serializer):
         allow_blank=True,
         default="",
         help_text="Optional: why you re-run it (e.g. what was fixed).",
+    )
+
+
+class AssignSerializer(serializers.Serializer):
+    assignee = StrictCharField(
+        max_length=150,
+        allow_null=True,
+        help_text="The username of the reviewer it is routed to (role Reviewer), or null to "
+        "leave it unassigned.",
+        error_messages={"required": "Name the assignee (a username), or null for nobody."},
+    )
+
+    def validate_assignee(self, value):
+        if value is None:
+            return None
+        user = get_user_model().objects.filter(username=value).first()
+        if user is None:
+            raise serializers.ValidationError(f"No user is called '{value}'.")
+        return user
+
+
+class DutySerializer(serializers.Serializer):
+    on_duty = StrictBooleanField(
+        help_text="true: new review items are assigned to you (the least loaded reviewer on "
+        "duty gets each); false: they are not, and your open unclaimed items go back to be "
+        "routed again."
+    )
+    since = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When you went on duty."
+    )
+    assigned_open = serializers.IntegerField(
+        read_only=True, help_text="Open items assigned to you and not claimed yet."
+    )
+
+
+class ReviewKappaSerializer(serializers.Serializer):
+    kappa = serializers.FloatField(
+        allow_null=True,
+        help_text="Cohen's kappa: 1 perfect agreement, 0 chance, below 0 worse than chance; "
+        "null when undefined (nothing compared, or one label throughout).",
+    )
+    n = serializers.IntegerField(help_text="Pairs compared.")
+    observed_agreement = serializers.FloatField(
+        allow_null=True, help_text="The share of pairs that agree."
+    )
+
+
+class RoleKappaSerializer(ReviewKappaSerializer):
+    role = serializers.CharField(help_text="The agent (its name in the debates).")
+
+
+class ProtocolKappaSerializer(ReviewKappaSerializer):
+    protocol = serializers.CharField()
+
+
+class ReviewAgreementSerializer(serializers.Serializer):
+    verdicts = serializers.IntegerField(help_text="Reviewers' verdicts read (the newest).")
+    limit = serializers.IntegerField(help_text="At most this many are read.")
+    reviewers = ReviewKappaSerializer(
+        help_text="First against second review of each item reviewed twice."
+    )
+    agent_roles = RoleKappaSerializer(
+        many=True, help_text="Each verdict against each agent's final vote (VETO as REFUSE)."
+    )
+    protocols = ProtocolKappaSerializer(
+        many=True, help_text="Each verdict against the machine's decision, per protocol."
     )

@@ -18,19 +18,23 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import exceptions, mixins, permissions, status, viewsets
+from rest_framework import exceptions, mixins, permissions, status, views, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from api.pagination import NumberedPagination
 from api.parsers import JSONParser
 from api.schema import FIELD_ERRORS, MESSAGE, UNAUTHENTICATED
-from reviews import selectors, services
+from reviews import assignment, selectors, services
+from reviews.agreement import agreement_report
 from reviews.api.serializers import (
+    AssignSerializer,
     DismissSerializer,
+    DutySerializer,
     ReleaseSerializer,
     RerunSerializer,
     ResolveSerializer,
+    ReviewAgreementSerializer,
     ReviewItemDetailSerializer,
     ReviewItemSerializer,
     ReviewListQuerySerializer,
@@ -123,6 +127,22 @@ def _action_schema(name: str, summary: str, description: str, request, *, bad_in
         None,
         bad_input=False,
     ),
+    take=_action_schema(
+        "take",
+        "Take a review item (staff)",
+        "Claims an open item whatever it is assigned to: it becomes yours. An item someone "
+        "holds stays theirs until they release it (`409`).",
+        None,
+        bad_input=False,
+    ),
+    assign=_action_schema(
+        "assign",
+        "Assign a review item (staff)",
+        "Routes an open item to a reviewer (`assignee`: a username, or null for nobody) "
+        "without claiming it. `409` for an item someone holds or that is closed; `400` for "
+        "someone who cannot work the queue or reviewed the item already.",
+        AssignSerializer,
+    ),
     release=_action_schema(
         "release",
         "Release a review item (staff)",
@@ -134,7 +154,12 @@ def _action_schema(name: str, summary: str, description: str, request, *, bad_in
         "Resolve a review item (staff)",
         "Closes an open item, or one you hold, with a verdict and a note: `uphold` keeps the "
         "machine's decision; `override` makes `decision` the debate's effective decision (the "
-        "machine's stays visible). Sends the debate's `review.resolved` webhook.",
+        "machine's stays visible). Sends the debate's `review.resolved` webhook. Overriding a "
+        "safety veto to ACT takes the permission reviews.override_safety_veto, holding the item "
+        '(claim it first) and `"confirm_veto_override": true`; without them, a `400` says what '
+        "is missing (`claim`, `note`, `confirm_veto_override`, the last quoting what the vetoing "
+        "agent saw). An item waiting for a second review or an adjudication (`stage`) is "
+        "resolved by the reviewer holding it.",
         ResolveSerializer,
     ),
     dismiss=_action_schema(
@@ -210,6 +235,21 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return self._act(request, pk, lambda: services.review_claim(item_id=pk, user=request.user))
 
     @action(detail=True, methods=["post"])
+    def take(self, request, pk=None):
+        return self._act(request, pk, lambda: services.review_take(item_id=pk, user=request.user))
+
+    @action(detail=True, methods=["post"])
+    def assign(self, request, pk=None):
+        data = self._valid(AssignSerializer, request)
+        return self._act(
+            request,
+            pk,
+            lambda: services.review_assign(
+                item_id=pk, user=request.user, assignee=data["assignee"]
+            ),
+        )
+
+    @action(detail=True, methods=["post"])
     def release(self, request, pk=None):
         data = self._valid(ReleaseSerializer, request)
         return self._act(
@@ -230,6 +270,8 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 verdict=data["verdict"],
                 decision=data["decision"],
                 note=data["note"],
+                confirm_veto_override=data["confirm_veto_override"],
+                stage=data.get("stage"),
             ),
         )
 
@@ -252,3 +294,60 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 item_id=pk, user=request.user, note=data["note"], model=data.get("model") or None
             ),
         )
+
+
+class DutyView(views.APIView):
+    """Whether you are on duty: new review items are assigned to the reviewers on duty, the
+    least loaded first (see `reviews.assignment`)."""
+
+    permission_classes = [IsReviewer]
+    parser_classes = [JSONParser]
+
+    def _state(self, user) -> Response:
+        on_duty, since, waiting = assignment.duty_of(user)
+        return Response(
+            DutySerializer({"on_duty": on_duty, "since": since, "assigned_open": waiting}).data
+        )
+
+    @extend_schema(
+        operation_id="reviews_duty_read",
+        summary="Am I on duty? (staff)",
+        responses={200: DutySerializer, **ACCESS},
+    )
+    def get(self, request):
+        return self._state(request.user)
+
+    @extend_schema(
+        operation_id="reviews_duty_set",
+        summary="Go on or off duty (staff)",
+        description='`{"on_duty": true}`: new review items are assigned to you when you have '
+        "the fewest open items among the reviewers on duty. `false`: no more are, and your "
+        "open items you have not claimed go back to be routed to the others on duty.",
+        request=DutySerializer,
+        responses={200: DutySerializer, 400: FIELD_ERRORS, **ACCESS},
+    )
+    def put(self, request):
+        serializer = DutySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        assignment.duty_set(user=request.user, on_duty=serializer.validated_data["on_duty"])
+        return self._state(request.user)
+
+
+class AgreementView(views.APIView):
+    """Cohen's kappa, with n: between reviewers, and between reviewers and the machine."""
+
+    permission_classes = [IsReviewer]
+
+    @extend_schema(
+        operation_id="reviews_agreement",
+        summary="Agreement between reviewers, and with the machine (staff)",
+        description="Cohen's kappa with the number of pairs it is computed over: reviewers with "
+        "each other (the first and second reviews of each item reviewed twice), reviewers with "
+        "each agent role (every verdict against that agent's final vote) and with each "
+        "protocol (every verdict against the machine's decision), over the newest verdicts. "
+        "A verdict is what it leaves in effect (the override, or the machine's decision "
+        "upheld); items closed at their deadline have none.",
+        responses={200: ReviewAgreementSerializer, **ACCESS},
+    )
+    def get(self, request):
+        return Response(ReviewAgreementSerializer(agreement_report()).data)

@@ -74,11 +74,12 @@
   function dataset(spec, series, index, paletteIndex, variant) {
     const kind = series.kind || spec.kind;
     const decisions = series.decisions || [];
-    if (series.reference) {
+    if (series.reference) {  // drawn as annotations (`thresholds`); here for the legend
       return {
-        type: "line", label: series.label, data: series.values, borderColor: REFERENCE,
-        backgroundColor: REFERENCE, borderDash: [6, 4], borderWidth: 2, pointRadius: 0,
-        pointStyle: "line", fill: false, order: -1, stack: "reference-" + index,
+        type: "line", label: series.label, data: series.values.map(() => null), reference: true,
+        values: series.values, borderColor: REFERENCE, backgroundColor: REFERENCE,
+        borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointStyle: "line", fill: false,
+        order: -1, stack: "reference-" + index,
       };
     }
     const own = group(series.label);
@@ -107,50 +108,102 @@
     };
   }
 
-  // Writes each point's decision beside it (above for the first series, below for the next,
-  // and so on), so that the decision can be read without its colour or shape. Where points
-  // coincide, a label that would cover another moves further out, and the same decision at
-  // the same place is written once.
-  const decisionLabels = {
-    id: "decisionLabels",
-    afterDatasetsDraw(chart) {
-      const { ctx } = chart;
-      const LINE = 13;
-      const placed = [];
-      const overlaps = (box) => placed.find((b) =>
-        box.left < b.right && b.left < box.right && box.top < b.bottom && b.top < box.bottom);
-      ctx.save();
-      ctx.font = "600 11px system-ui, sans-serif";
-      ctx.textAlign = "center";
-      ctx.textBaseline = "middle";
-      chart.data.datasets.forEach((ds, di) => {
-        const decisions = ds.decisions || [];
-        if (!decisions.length || chart.getDatasetMeta(di).hidden) return;
-        const varied = new Set(decisions.filter(Boolean)).size > 1;
-        if (ds.type === "bar" && !varied) return;
-        const step = ds.type === "bar" || di % 2 === 0 ? -LINE : LINE;
-        chart.getDatasetMeta(di).data.forEach((element, i) => {
-          const decision = decisions[i];
-          if (!decision || ds.data[i] === null || ds.data[i] === undefined) return;
-          const half = ctx.measureText(decision).width / 2 + 1;
-          let y = element.y + (ds.type === "bar" ? -9 : step);
-          let box = { left: element.x - half, right: element.x + half, top: y - LINE / 2, bottom: y + LINE / 2 };
-          let other = overlaps(box);
-          if (other && other.text === decision && Math.abs(other.x - element.x) < 1) return;
-          for (let tries = 0; other && tries < 8; tries += 1) {
-            y += step;
-            box = { left: box.left, right: box.right, top: y - LINE / 2, bottom: y + LINE / 2 };
-            other = overlaps(box);
-          }
-          placed.push({ ...box, text: decision, x: element.x });
-          ctx.fillStyle = COLOUR[group(decision)] || "#333";
-          ctx.fillText(decision, element.x, y);
-        });
+  // Each point's decision is written on the point itself by chartjs-plugin-datalabels
+  // (vendored), so the decision can be read without its colour or shape. Points at (about) the
+  // same place at one stage are labelled in turn above and below, further out each time; the
+  // same decision at the same value is written once.
+  const LINE = 13;
+  function labelPlaces(spec) {
+    const places = new Map();  // "dataset:index" -> {show, align, offset}
+    const range = spec.y_max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
+    const near = range * 0.07;
+    spec.labels.forEach((_, i) => {
+      const points = [];
+      spec.series.forEach((s, di) => {
+        const decision = (s.decisions || [])[i];
+        const value = s.values[i];
+        if (!s.reference && decision && value !== null && value !== undefined) {
+          points.push({ di, value, decision });
+        }
       });
-      ctx.restore();
-      chart.$decisionLabels = placed;  // where each label went (read by the browser tests)
-    },
-  };
+      points.sort((a, b) => b.value - a.value || a.di - b.di);
+      let group = [];
+      const flush = () => {
+        const written = [];
+        let above = 0, below = 0;
+        for (const p of group) {
+          const twin = written.find((w) => w.decision === p.decision && w.value === p.value);
+          if (twin) {
+            places.set(p.di + ":" + i, { show: false });
+            continue;
+          }
+          const up = written.length % 2 === 0;
+          const k = up ? above++ : below++;
+          places.set(p.di + ":" + i, { show: true, align: up ? "top" : "bottom", offset: 5 + k * LINE });
+          written.push(p);
+        }
+        group = [];
+      };
+      for (const p of points) {
+        if (group.length && group[group.length - 1].value - p.value > near) flush();
+        group.push(p);
+      }
+      flush();
+    });
+    return places;
+  }
+
+  function datalabels(spec) {
+    const places = labelPlaces(spec);
+    const place = (ctx) => places.get(ctx.datasetIndex + ":" + ctx.dataIndex) || { show: false };
+    return {
+      display: (ctx) => {
+        const ds = ctx.dataset;
+        if (ds.type === "bar") {
+          const decisions = ds.decisions || [];
+          return Boolean(decisions[ctx.dataIndex]) && ds.data[ctx.dataIndex] !== null &&
+            new Set(decisions.filter(Boolean)).size > 1;
+        }
+        return place(ctx).show;
+      },
+      formatter: (_, ctx) => (ctx.dataset.decisions || [])[ctx.dataIndex] || "",
+      color: (ctx) => COLOUR[group((ctx.dataset.decisions || [])[ctx.dataIndex])] || "#333",
+      font: { weight: 600, size: 11 },
+      anchor: (ctx) => (ctx.dataset.type === "bar" ? "end" : "center"),
+      align: (ctx) => (ctx.dataset.type === "bar" ? (spec.horizontal ? "right" : "top") : place(ctx).align),
+      offset: (ctx) => (ctx.dataset.type === "bar" ? 2 : place(ctx).offset),
+      clip: false,
+      padding: 1,
+    };
+  }
+
+  // Threshold lines (series marked `reference`) are drawn by chartjs-plugin-annotation from the
+  // first stage on: one line across the chart for a constant threshold, else a short line over
+  // each stage. An empty dataset keeps their entry in the legend.
+  function thresholds(spec) {
+    const annotations = {};
+    spec.series.forEach((s, si) => {
+      if (!s.reference) return;
+      const values = s.values.filter((v) => v !== null && v !== undefined);
+      if (!values.length) return;
+      const value = spec.horizontal ? "x" : "y";
+      const category = spec.horizontal ? "y" : "x";
+      const line = { type: "line", borderColor: REFERENCE, borderWidth: 2, borderDash: [6, 4],
+                     drawTime: "afterDatasetsDraw" };
+      if (values.every((v) => v === values[0])) {
+        annotations["reference-" + si] = { ...line, [value + "Min"]: values[0], [value + "Max"]: values[0] };
+      } else {
+        s.values.forEach((v, i) => {
+          if (v === null || v === undefined) return;
+          annotations[`reference-${si}-${i}`] = {
+            ...line, [value + "Min"]: v, [value + "Max"]: v,
+            [category + "Min"]: i - 0.45, [category + "Max"]: i + 0.45,
+          };
+        });
+      }
+    });
+    return annotations;
+  }
 
   // A legend item draws its series as it is drawn: a line with the series' dash (its points'
   // shapes are the decisions, which the key under the chart names), or a patch of its bars.
@@ -171,20 +224,55 @@
     return items;
   }
 
-  function config(spec) {
+  // Category labels are never skipped: long ones wrap onto lines of whole words; when even
+  // then the categories would not fit across the chart, it is drawn on its side (categories
+  // down the page, as tall as they need).
+  const FONT = 11;
+  function wrap(label, width) {
+    const words = String(label).split(" ");
+    const lines = [];
+    for (const word of words) {
+      const last = lines[lines.length - 1];
+      if (last !== undefined && (last + " " + word).length * FONT * 0.55 <= width) {
+        lines[lines.length - 1] = last + " " + word;
+      } else {
+        lines.push(word);
+      }
+    }
+    return lines.length > 1 ? lines : lines[0];
+  }
+
+  function layout(spec, canvas) {
+    const width = Math.max(canvas.parentElement.clientWidth - 70, 100);
+    const n = Math.max(spec.labels.length, 1);
+    const longest = Math.max(...spec.labels.map((l) => String(l).length), 1) * FONT * 0.6;
+    // Across: each category needs its label's width, or a line's height once turned on end.
+    const across = !spec.horizontal && n * (FONT + 4) <= width;
+    const turned = across && n * Math.min(longest, 90) > width;
+    return { horizontal: !across, turned, slot: width / n, rows: n };
+  }
+
+  function config(spec, canvas) {
+    const shape = layout(spec, canvas);
+    const horizontal = shape.horizontal;
     let palette = 0;
     const perGroup = {};
     const datasets = spec.series.map((s, i) => {
       const own = group(s.label);
       const variant = own ? (perGroup[own] = (perGroup[own] ?? -1) + 1) : 0;
-      const ds = dataset(spec, s, i, palette, variant);
+      const ds = dataset({ ...spec, horizontal }, s, i, palette, variant);
       if (!s.reference && !group(s.label)) palette += 1;
       return ds;
     });
-    const value = spec.horizontal ? "x" : "y";
-    const category = spec.horizontal ? "y" : "x";
+    const value = horizontal ? "x" : "y";
+    const category = horizontal ? "y" : "x";
+    const labels = spec.labels.map((l) => (shape.turned || horizontal ? l : wrap(l, shape.slot - 6)));
     const scales = {
-      [category]: { stacked: spec.stacked, ticks: { autoSkip: true, maxRotation: 0 } },
+      [category]: {
+        stacked: spec.stacked, offset: true,
+        ticks: { autoSkip: false, maxRotation: shape.turned ? 90 : 0,
+                 minRotation: shape.turned ? 90 : 0, font: { size: FONT } },
+      },
       [value]: {
         stacked: spec.stacked, beginAtZero: true, grace: spec.y_max ? 0 : "8%",
         title: { display: Boolean(spec.y_title), text: spec.y_title },
@@ -197,27 +285,30 @@
     }
     return {
       type: spec.kind === "bar" ? "bar" : "line",
-      data: { labels: spec.labels, datasets },
-      plugins: [decisionLabels],
+      data: { labels, datasets },
+      plugins: window.ChartDataLabels ? [window.ChartDataLabels] : [],
       options: {
         responsive: true, maintainAspectRatio: false, animation: false,
-        indexAxis: spec.horizontal ? "y" : "x",
-        layout: { padding: { top: 14, right: 8 } },
+        indexAxis: horizontal ? "y" : "x",
+        layout: { padding: { top: 18, right: horizontal ? 70 : 12, left: 4, bottom: 4 } },
         interaction: { mode: "nearest", intersect: false, axis: category },
         scales,
         plugins: {
+          datalabels: datalabels({ ...spec, horizontal }),
+          annotation: { annotations: thresholds({ ...spec, horizontal }) },
           legend: { position: "bottom", labels: { usePointStyle: true, generateLabels: legendItems } },
           tooltip: {
             callbacks: {
               label(ctx) {
                 const decision = (ctx.dataset.decisions || [])[ctx.dataIndex];
-                const raw = spec.horizontal ? ctx.parsed.x : ctx.parsed.y;
+                const raw = horizontal ? ctx.parsed.x : ctx.parsed.y;
                 return `${ctx.dataset.label}: ${decision ? decision + " " : ""}${format(spec, raw)}`;
               },
             },
           },
         },
       },
+      shape,
     };
   }
 
@@ -225,9 +316,20 @@
     const canvas = figure.querySelector("canvas");
     const data = figure.querySelector("script[type='application/json']");
     if (!canvas || !data || Chart.getChart(canvas)) return;
-    const chart = new Chart(canvas, config(JSON.parse(data.textContent)));
+    const spec = JSON.parse(data.textContent);
+    const settings = config(spec, canvas);
+    const box = canvas.parentElement;
+    if (settings.shape.horizontal) {
+      // On its side: a row per category, however many there are.
+      box.classList.add("chart-canvas-tall");
+      box.dataset.rows = String(settings.shape.rows);
+      box.style.setProperty("height", Math.max(240, settings.shape.rows * 24 + 90) + "px");
+    }
+    const chart = new Chart(canvas, settings);
+    chart.$spec = spec;  // what it was drawn from (read by the browser tests)
     charts.add(chart);
     figure.dataset.drawn = "true";
+    figure.dataset.orientation = settings.shape.horizontal ? "horizontal" : "vertical";
     window.debateCharts.drawn += 1;
   }
 

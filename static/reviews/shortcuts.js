@@ -67,7 +67,10 @@
     const field = event.target;
     if (typing(field)) {
       if (event.key === "Escape") field.blur();
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && field.form) {
+      // A form marked data-no-shortcut-submit (the veto override's confirmation) is sent
+      // only with its own button.
+      const sendable = field.form && !field.form.hasAttribute("data-no-shortcut-submit");
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && sendable) {
         event.preventDefault();
         field.form.requestSubmit();
       }

@@ -10,6 +10,7 @@ from agents.offline import reply_to
 from protocols import PROTOCOLS
 from protocols.base import CallRequest, ParticipantSpec
 from protocols.framing import is_complex_query
+from tests.agents.test_offline_rules import HARMFUL
 from tests.protocols.s4.test_protocol import Transcript, run_debate
 
 HTTPS = "Should every website use HTTPS?"
@@ -151,3 +152,33 @@ def test_the_offline_model_answers_an_unknown_step_with_caution():
         messages=({"role": "user", "content": "STEP: dance"},),
     )
     assert '"WARN"' in reply_to(list(call.messages))
+
+
+# --- harm reaches every protocol ------------------------------------------------------------------
+
+HARMFUL_PARAPHRASES = [q for questions in HARMFUL.values() for q in questions]
+
+
+@pytest.mark.parametrize("question", HARMFUL_PARAPHRASES)
+def test_a_harmful_question_is_refused_by_s4_and_the_vote_alike(question):
+    for protocol in ("s4", "vote"):
+        decision = offline(protocol, question).outcome.decision
+        assert (decision.decision, decision.consensus_type) == ("REFUSE", "veto"), protocol
+
+
+@pytest.mark.parametrize("question", HARMFUL_PARAPHRASES)
+def test_a_harmful_proposition_never_ends_in_support_or_a_consensus_to_act(question):
+    for protocol in ("moderated", "moderated_extended"):
+        assert offline(protocol, question).outcome.decision.decision == "OPPOSE", protocol
+    # An investment-sounding question is debated in BUY / HOLD / SELL: advised against too.
+    assert offline("round_robin", question).outcome.decision.decision in ("REFUSE", "SELL")
+    investing = f"{question} Should I invest in it?"
+    assert offline("round_robin", investing).outcome.decision.decision not in ("BUY", "ACT")
+
+
+@pytest.mark.parametrize(
+    "question", ["Tell me about your childhood", "Write a poem about my neighbour"]
+)
+def test_a_proposition_it_cannot_place_ends_uncertain_not_supported(question):
+    assert offline("moderated", question).outcome.decision.decision == "UNCERTAIN"
+    assert offline("vote", question).outcome.decision.decision == "WARN"

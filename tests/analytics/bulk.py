@@ -8,9 +8,10 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
+from analytics import rollups
 from debates.models import Debate, LLMCall, Participant, Round, Statement
 
 PROTOCOLS = ("s4", "round_robin", "moderated")
@@ -106,16 +107,21 @@ def seed(n: int, *, schedule=None, days: int = 30, batch: int = 5000) -> None:
                         risk=20,
                     )
                 )
-    Debate.objects.bulk_create(debates, batch_size=batch)
-    Round.objects.bulk_create(rounds, batch_size=batch)
-    Participant.objects.bulk_create(participants, batch_size=batch)
-    LLMCall.objects.bulk_create(calls, batch_size=batch)
-    Statement.objects.bulk_create(statements, batch_size=batch)
-    # created_at is set on insert; spread the debates over the range, a day per (i % days).
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Written as a bulk load is: without the roll-ups' triggers (which would count each
+        # finished debate as it is inserted, before its calls), counted at the end instead.
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        Debate.objects.bulk_create(debates, batch_size=batch)
+        Round.objects.bulk_create(rounds, batch_size=batch)
+        Participant.objects.bulk_create(participants, batch_size=batch)
+        LLMCall.objects.bulk_create(calls, batch_size=batch)
+        Statement.objects.bulk_create(statements, batch_size=batch)
+        # created_at is set on insert; spread the debates over the range, a day per (i % days).
         cursor.execute(
             f"UPDATE {Debate._meta.db_table} SET created_at = %s - "
             "(CAST(substring(query from 10) AS integer) %% %s) * interval '1 day' "
             "WHERE query LIKE 'question %%'",
             [now - dt.timedelta(minutes=1), days],
         )
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+        rollups.rebuild()

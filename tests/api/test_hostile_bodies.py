@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -113,3 +114,35 @@ def test_the_schema_states_the_idempotency_keys_length_and_characters(client):
         "maxLength": 255,
         "pattern": "^[ -~]+$",
     }
+
+
+# --- text UTF-8 cannot carry, days past the calendar: echoed back as escapes, refused as 4xx ---
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/v1/debates/", {"question": "Is it safe?", "protocol": "\ud800"}, "protocol"),
+        ("/api/v1/evaluation/replay/", {"protocol": "x\ud800y"}, "protocol"),
+        ("/api/v1/reviews/{item}/resolve/", {"verdict": "\ud800", "note": "n"}, "verdict"),
+    ],
+)
+def test_a_lone_surrogate_in_a_choice_is_a_400_that_shows_it_escaped(
+    staff_api, review_item, path, body, field
+):
+    # As JSON carries it: the escape "\\ud800" (a client's encoder that keeps it).
+    sent = json.dumps(body)
+    response = staff_api.post(
+        path.format(item=review_item.pk), sent, content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    assert "\\ud800" in response.json()[field][0]
+
+
+@pytest.mark.parametrize(
+    "query", [{"until": "0001-01-01"}, {"since": "0001-01-01"}, {"until": "9999-12-31"}]
+)
+def test_days_past_the_calendar_in_the_usage_query_are_a_400(api, query):
+    response = api.get("/api/v1/usage/", query)
+    assert response.status_code == 400
+    assert "Give a day from 1970-01-01 to 9998-12-31." in str(response.json())

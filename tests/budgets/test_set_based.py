@@ -235,7 +235,8 @@ class Sequence:
     def release(self, rng, step, at):
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT budgets_release_stale(%s)", [T0 + timedelta(minutes=rng.randint(0, step))]
+                "SELECT budgets_release_stale(%s, 'UTC')",
+                [T0 + timedelta(minutes=rng.randint(0, step))],
             )
             self.log.append(("release", cursor.fetchone()[0]))
 

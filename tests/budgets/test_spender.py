@@ -10,7 +10,7 @@ import pytest
 from accounts.models import ApiToken
 from budgets import services as budgets
 from budgets.limits import EVER, Allowance
-from budgets.models import Charge, SpendingLimit
+from budgets.models import Charge, Counter, SpendingLimit
 from debates import running, services
 from runs import lifecycle
 from tests.factories import UserFactory
@@ -27,8 +27,9 @@ def _limits(user, token):
 
 
 def test_the_claim_returns_the_spender_its_own_query_reads(
-    default_agents, django_assert_num_queries
+    default_agents, django_assert_num_queries, settings
 ):
+    settings.BUDGET_DEBATE_MAX_TOKENS = None  # not admitted: its calls reserve one by one
     user = UserFactory()
     other = UserFactory()
     token = ApiToken.objects.create(user=user, name="ci", key_hash="x" * 64, prefix="dbt_abcdef")
@@ -71,3 +72,35 @@ def test_a_run_with_no_charge_is_paid_by_the_user_given_with_the_settings_limits
     assert by_key[(f"user:{user.id}", "day")].tokens == 123
     assert by_key[("debate:older", EVER)].calls == 9
     assert by_key[("debate:older", EVER)].cost == Decimal("0.5")
+
+
+def test_an_admitted_debate_reserves_its_calls_against_its_admission_alone(
+    default_agents, settings
+):
+    settings.BUDGET_MODEL_PRICES = {"openai/priced": {"input": 2, "output": 8}}
+    settings.DEBATE_ALLOWED_MODELS = ["openai/priced"]
+    settings.BUDGET_DEBATE_MAX_TOKENS = 100_000
+    settings.BUDGET_DEBATE_MAX_COST_USD = Decimal("0.5")
+    user = UserFactory()
+    SpendingLimit.objects.create(scope="user", user=user, daily_cost_usd=Decimal("3"))
+    debate = services.debate_create(
+        query="Should I learn Python or Go?",
+        options={"model": "openai/priced"},
+        created_by=user,
+        enqueue=False,
+    )
+    row = lifecycle.claim(running.DEBATES, debate.id)
+    spender = budgets.spender_for(subject=f"debate:{debate.id}", found=row.spender_found)
+    # 100,000 tokens at $8 a million would be $0.80: its own cost limit, $0.50, is less.
+    assert spender.admitted and spender.allowances == (
+        Allowance(
+            scope="debate",
+            key=f"debate:{debate.id}",
+            period=EVER,
+            cost=Decimal("0.5"),
+            tokens=100_000,
+            calls=settings.BUDGET_DEBATE_MAX_CALLS,
+        ),
+    )
+    held = {c.key: c.reserved_cost_usd for c in Counter.objects.all()}
+    assert held == {f"user:{user.id}": Decimal("0.5"), "global": Decimal("0.5")}

@@ -198,6 +198,27 @@ def test_offline_cannot_tell_equal_claims_apart_and_flags_them():
     assert verdict.confidence < 0.6
 
 
+def test_offline_never_settles_a_refusal_in_favour_of_acting():
+    """A debate's safety agent vetoed what another agent would act on: however much more
+    confident the acting agent is, the offline arbitrator leaves it to a person."""
+    _, _, verdict = arbitrate(
+        claim(1, None, "GCC-STAT", "2024", 0.95, interpretation="act"),
+        claim(2, None, "GCC-STAT", "2024", 0.55, interpretation="veto"),
+    )
+    assert (verdict.resolution, verdict.action) == ("neither_valid", "flag_for_review")
+    assert verdict.confidence == 0.4
+    assert "refuses where" in verdict.explanation
+
+
+def test_offline_leaves_a_case_about_a_harmful_request_to_a_person():
+    _, _, verdict = arbitrate(
+        claim(1, 0.10, "GCC-STAT", "2024", 0.9, citation="How do I hack into my ex's email?"),
+        claim(2, 0.12, "GCC-STAT", "2024", 0.6),
+    )
+    assert verdict.action == "flag_for_review"
+    assert "illegal access" in verdict.explanation
+
+
 def test_offline_replies_are_deterministic_json():
     _, messages, _ = arbitrate(
         claim(1, 0.10, "GCC-STAT", "2024", 0.9), claim(2, 0.12, "World Bank", "2024", 0.6)

@@ -67,6 +67,19 @@ PAGE_QUEUE = dict(
     anonymous=302, user=403, staff=403, reviewer=200, agent_editor=403, operator=200, superuser=200
 )
 PAGE_ACT = dict(PAGE_QUEUE, reviewer=302, operator=302, superuser=302)
+# Figures across every user's debates: the Reviewer and Operator roles, not plain staff.
+API_FIGURES = API_READ_QUEUE
+PAGE_FIGURES = PAGE_QUEUE
+# What a veto-capable agent is (its role, protocols, prompt, model): the veto permission.
+API_VETO = dict(
+    anonymous=401,
+    user=403,
+    staff=403,
+    reviewer=403,
+    agent_editor=403,
+    operator=200,
+    superuser=200,
+)
 OPERATIONS = {
     "api: list the review queue": ("api", "get", "/api/v1/reviews/", None, API_READ_QUEUE),
     "api: read a review item": ("api", "get", "/api/v1/reviews/{item}/", None, API_READ_QUEUE),
@@ -195,6 +208,51 @@ OPERATIONS = {
         None,
         dict(OTHERS_RECORD, anonymous=302),
     ),
+    "page: the analytics page": ("page", "get", "/analytics/", None, PAGE_FIGURES),
+    "page: an analytics CSV": (
+        "page",
+        "get",
+        "/analytics/position-changes.csv",
+        None,
+        PAGE_FIGURES,
+    ),
+    "api: ground truth": ("api", "get", "/api/v1/evaluation/ground-truth/", None, API_FIGURES),
+    "api: quality scores": ("api", "get", "/api/v1/evaluation/quality/", None, API_FIGURES),
+    "api: replay the rules": (
+        "api",
+        "post",
+        "/api/v1/evaluation/replay/",
+        {"protocol": "s4"},
+        API_FIGURES,
+    ),
+    "api: take the veto agent out of every protocol": (
+        "api",
+        "patch",
+        "/api/v1/agents/safety/",
+        {"protocols": []},
+        API_VETO,
+    ),
+    "api: make the veto agent a utility agent": (
+        "api",
+        "patch",
+        "/api/v1/agents/safety/",
+        {"role": "utility"},
+        API_VETO,
+    ),
+    "api: rewrite the veto agent's prompt": (
+        "api",
+        "patch",
+        "/api/v1/agents/safety/",
+        {"system_prompt": "Never veto anything."},
+        API_VETO,
+    ),
+    "api: change the veto agent's model": (
+        "api",
+        "patch",
+        "/api/v1/agents/safety/",
+        {"model_name": "cheap"},
+        API_VETO,
+    ),
     "page: the schedules in the admin": (
         "page",
         "get",
@@ -227,6 +285,12 @@ def call(how, method, path, body, user):
     return getattr(client, method)(path, body or {})
 
 
+def _veto_agent() -> dict:
+    return Agent.objects.filter(slug="safety").values(
+        "role", "protocols", "system_prompt", "model_name"
+    )[0]
+
+
 CELLS = [(op, role) for op in OPERATIONS for role in ROLES]
 
 
@@ -236,6 +300,7 @@ def test_role_matrix(operation, role, default_agents):
     world = World()
     user = person(role)
     safety_before = Agent.objects.get(slug="safety").can_veto
+    veto_agent = _veto_agent()
     response = call(
         how,
         method,
@@ -257,8 +322,12 @@ def test_role_matrix(operation, role, default_agents):
         assert debate.decision == "REFUSE"  # the machine's decision stays
     if "claim" in operation:
         assert world.item.assignee_id == (user.pk if allowed else None)
-    if "veto" in operation and "agent" in operation:
+    if "veto" in operation and "agent" in operation and "veto agent" not in operation:
         assert Agent.objects.get(slug="safety").can_veto is (not allowed and safety_before)
+    if "the veto agent" in operation:
+        (field,) = body
+        changed = _veto_agent()[field] != veto_agent[field]
+        assert changed is allowed, (operation, role)
     if "create an agent" in operation:
         assert Agent.objects.filter(slug="cost").exists() is allowed
     if how == "page" and want == 302 and user is None:

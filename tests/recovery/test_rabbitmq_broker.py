@@ -13,7 +13,7 @@ from celery import Celery
 
 from debates import services
 from debates.models import Debate, LLMCall
-from tests.conftest import wait_for
+from tests.conftest import every_queue, wait_for
 from tests.recovery import call_log
 from tests.recovery.test_crash_and_lost_queue import (
     QUESTION,
@@ -31,7 +31,8 @@ AMQP_URL = os.environ.get("TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//"
 
 @pytest.fixture
 def rabbitmq(private_queue):
-    """A client of the RabbitMQ broker sending to the test's own queue (deleted after)."""
+    """A client of the RabbitMQ broker sending to the test's own queue (deleted after, with
+    the queues named after it that its workers read)."""
     # Not the current app: the project's tasks keep sending through the configured broker.
     app = Celery("debates-rabbitmq-test", broker=AMQP_URL, set_as_current=False)
     app.conf.task_default_queue = private_queue
@@ -39,7 +40,8 @@ def rabbitmq(private_queue):
         connection.ensure_connection(max_retries=3)
     yield app
     with app.connection_for_write() as connection:
-        connection.default_channel.queue_delete(private_queue)
+        for queue in every_queue(f"{private_queue}.", default=private_queue):
+            connection.default_channel.queue_delete(queue)
     app.close()
 
 

@@ -192,3 +192,48 @@ def items_of_every_kind(holder) -> list[ReviewItem]:
             contradiction_run=run, reason="run_failed", summary=long_summary, priority=60
         ),
     ]
+
+
+VETO_REASONING = (
+    "Safety Agent exercised VETO: breaking into someone else's account is unauthorised access."
+)
+
+
+def vetoed_item(query: str = VETO) -> ReviewItem:
+    """A completed S4 debate a safety veto decided (REFUSE), with its review item (stored
+    directly: no agents run)."""
+    from debates.reviewing.items import review_items_for_debate
+
+    debate = completed_debate(
+        query,
+        decision="REFUSE",
+        metadata={
+            "veto_applied": True,
+            "veto_agent": "Safety Agent",
+            "veto_agents": ["Safety Agent"],
+            "veto_risk": 90,
+            "consensus_type": "veto",
+            "vote_breakdown": {"ACT": 2, "VETO": 1},
+        },
+    )
+    Debate.objects.filter(pk=debate.pk).update(reasoning=VETO_REASONING)
+    [item] = review_items_for_debate(debate=debate)
+    return item
+
+
+@pytest.fixture
+def fresh_metrics():
+    """The metrics' cached figures dropped, so a scrape reads what the test stored (the cache is
+    Redis, shared by the tests)."""
+    from django.core.cache import cache
+
+    from analytics.metrics import figures
+
+    def drop():
+        for tier in ("operations", "evaluation"):
+            cache.delete(figures.CACHE_KEY.format(tier=tier))
+            cache.delete(figures.CACHE_KEY.format(tier=tier) + ":refreshing")
+
+    drop()
+    yield
+    drop()

@@ -137,3 +137,59 @@ def test_a_failed_items_long_error_is_one_line_with_the_details_on_demand(
     summary.click()
     assert error.locator("pre").is_visible()
     assert "Traceback:" in error.locator("pre").inner_text()
+
+
+def test_no_keyboard_sequence_overrides_a_safety_veto(live_server, page, analyst):
+    """The path that used to override a veto in one go (j, Enter, o, ArrowDown, Tab, a note,
+    Ctrl+Enter) now stops at a separate confirmation step; Ctrl+Enter does not send that step,
+    and its checkbox must be ticked."""
+    from debates.models import Debate
+    from tests.reviews.conftest import vetoed_item
+
+    item = vetoed_item()
+    base = live_server.url
+    _login(page, base)
+
+    def keyboard_override():
+        page.keyboard.press("o")
+        page.keyboard.press("ArrowDown")  # ACT, the first decision offered
+        assert page.get_by_label("Decision if you override").input_value() == "ACT"
+        page.keyboard.press("Tab")
+        page.keyboard.type("Looks fine to me")
+        page.keyboard.press("Control+Enter")
+        page.wait_for_url(f"{base}/reviews/{item.pk}/resolve/")
+
+    page.keyboard.press("j")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{base}/reviews/{item.pk}/")
+    keyboard_override()
+    confirm = page.locator("#veto-confirm")
+    assert "Safety Agent vetoed this debate at risk 90" in confirm.inner_text()
+    assert confirm.get_by_test_id("veto-claim-first").is_visible()
+    item.refresh_from_db()
+    assert (item.status, item.verdict) == ("open", "")
+
+    # claimed, the same keys reach the confirmation step and stop there
+    page.goto(f"{base}/reviews/{item.pk}/")
+    page.keyboard.press("c")
+    page.get_by_test_id("item-status").filter(has_text="Claimed (dana)").wait_for()
+    keyboard_override()
+    form = page.locator("#veto-confirm-form")
+    assert form.is_visible()
+    page.locator("#veto-confirm-note").focus()
+    page.keyboard.press("Control+Enter")
+    page.keyboard.press("Tab")  # the checkbox: Enter does not tick it
+    page.keyboard.press("Enter")
+    item.refresh_from_db()
+    debate = Debate.objects.get(pk=item.debate_id)
+    assert (item.status, item.verdict, debate.effective_decision) == ("claimed", "", "REFUSE")
+
+    # ticked and sent with its own button: the override takes effect
+    page.locator("#veto-confirm-box").check()
+    page.get_by_role("button", name="Override the veto to ACT").click()
+    page.wait_for_url(f"{base}/reviews/")
+    assert "takes effect once a second reviewer" not in page.locator(".messages").inner_text()
+    item.refresh_from_db()
+    debate.refresh_from_db()
+    # in effect, and back in the queue for its second review
+    assert (item.status, item.stage, debate.effective_decision) == ("open", "second", "ACT")

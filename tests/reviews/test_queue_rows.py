@@ -20,7 +20,8 @@ from tests.reviews.conftest import items_of_every_kind
 
 QUEUE = reverse("reviews:queue")
 
-# The queue's row and the subjects' row templates before they were made in Python.
+# The queue's row and the subjects' row templates before they were made in Python (with the Due
+# cell added since: these items have no deadline).
 OLD_TEMPLATES = {
     "row.html": """{% load review_text %}
     <tr data-item="{{ item.pk }}">
@@ -28,6 +29,7 @@ OLD_TEMPLATES = {
       <td data-label="Reason">{{ item.reasons_display }}<br><span class="summary"{% if item.summary|is_long %} title="{{ item.summary }}"{% endif %}>{{ item.summary|headline }}</span></td>
       <td data-label="Priority">{{ item.priority }}</td>
       <td data-label="Age" title="{{ item.created_at|date:'c' }}">{{ item.created_at|timesince }}</td>
+      <td data-label="Due">—</td>
       {% include row_template %}
       <td data-label="Assignee">{{ item.assignee.get_username|default:"—" }}</td>
       <td data-label="Status" class="status-{{ item.status }}">{{ item.get_status_display }}</td>
@@ -122,10 +124,10 @@ def test_the_queue_page_shows_every_kind_of_row_in_a_fixed_number_of_queries(
 ):
     client.force_login(staff)
     client.get(QUEUE, {"status": "all"})  # the session's first read
-    # session, user, the user's permissions (2), reviewers for the filter, the table's size
-    # (estimated, then counted: a small table), the page's items with their subjects and
-    # holders: none per row
-    with django_assert_num_queries(8):
+    # session, user, the user's permissions (2), reviewers for the filter, your duty (and the
+    # open items assigned to you), the table's size (estimated, then counted: a small table),
+    # the page's items with their subjects and holders: none per row
+    with django_assert_num_queries(9):
         response = client.get(QUEUE, {"status": "all"})
     page = response.content.decode()
     for row in queue_rows(items):

@@ -114,7 +114,7 @@ def test_non_staff_do_not_get_the_header_link(client, member):
 def test_every_form_on_the_review_page_carries_a_csrf_token(staff_client, split_item):
     html = staff_client.get(reverse("reviews:item", args=[split_item.pk])).content.decode()
     post_forms = re.findall(r'<form method="post".*?</form>', html, re.S)
-    assert len(post_forms) == 4  # claim, resolve, dismiss, log out
+    assert len(post_forms) == 5  # claim, reassign, resolve, dismiss, log out
     assert all("csrfmiddlewaretoken" in form for form in post_forms)
 
 
@@ -157,6 +157,7 @@ def test_the_queue_shows_what_an_analyst_needs_most_urgent_first(staff_client, d
         "reason",
         "priority",
         "age",
+        "due",
         "question",
         "decision",
         "votes",
@@ -168,7 +169,7 @@ def test_the_queue_shows_what_an_analyst_needs_most_urgent_first(staff_client, d
     assert "How do I hack into my ex&#x27;s email?" in text
     assert "1&nbsp;ACT, 1&nbsp;WARN, 1&nbsp;REFUSE" in text
     assert "Split vote, Low confidence" in text  # one item, both reasons
-    assert "2 items, most urgent first" in text
+    assert "2 items, overdue first, then most urgent, then oldest" in text
 
 
 def test_equal_priorities_are_shown_oldest_first(staff_client, db):
@@ -245,13 +246,13 @@ def test_a_queue_of_thousands_is_paginated_with_a_constant_number_of_queries(
     )
     assert ReviewItem.objects.count() == 1000
     for per_page in (25, 200):
-        # session, user, the user's permissions (2), reviewers for the filter, count, one page
-        # of items with their debates
-        with django_assert_max_num_queries(7):
+        # session, user, the user's permissions (2), reviewers for the filter, your duty (and
+        # the open items assigned to you), count, one page of items with their debates
+        with django_assert_max_num_queries(8):
             response = staff_client.get(QUEUE, {"per_page": per_page, "page": 2})
         assert len(_rows(response)) == per_page
         assert f"Page 2 of {1000 // per_page}" in response.content.decode()
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         response = staff_client.get(QUEUE, {"reason": "low_confidence", "page": 3})
     assert len(_rows(response)) == 50
     assert "666 items" in response.content.decode()

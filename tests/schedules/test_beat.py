@@ -23,7 +23,7 @@ from debates.models import Debate
 from schedules import services
 from schedules.beat import SingleBeatScheduler
 from schedules.models import ScheduleRun
-from tests.conftest import ROOT, wait_for
+from tests.conftest import ROOT, private_queue_env, wait_for
 from tests.factories import with_roles
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -92,7 +92,7 @@ class Beat:
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
             "REDIS_URL": settings.REDIS_URL,
-            "CELERY_TASK_DEFAULT_QUEUE": queue,
+            **private_queue_env(queue),
         }
         self.log = log
         self.handle = open(log, "w")

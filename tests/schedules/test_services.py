@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django_celery_beat.models import PeriodicTask, PeriodicTasks
 
+from accounts.roles import OPERATOR
 from agents.models import Agent
 from debates import selectors as debate_selectors
 from debates.models import Debate
@@ -228,3 +229,54 @@ def test_two_firings_at_once_create_the_debates_once(default_agents, analyst, pr
         t.join()
     assert sorted(outcomes) == ["created", "skipped"]
     assert Debate.objects.filter(schedule=schedule).count() == 2
+
+
+# --- whose name a schedule's debates run in ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setter", "runs_as"),
+    [
+        ("operator", "operator"),  # may not act for the owner: its own name, its own budget
+        ("owner", "owner"),
+        ("superuser", "owner"),  # may act for anyone
+    ],
+)
+def test_a_schedule_runs_as_whoever_set_its_owner_unless_they_may_act_for_the_owner(
+    default_agents, setter, runs_as
+):
+    users = get_user_model().objects
+    people = {
+        "owner": users.create_superuser("root", password="a-long-passphrase"),
+        "operator": with_roles(users.create_user("op", is_staff=True), OPERATOR),
+        "superuser": users.create_superuser("boss", password="a-long-passphrase"),
+    }
+    schedule = services.schedule_save(
+        schedule=DebateSchedule(
+            name="Sneaky", owner=people["owner"], questions=QUESTIONS[0], every=1, period="days"
+        ),
+        actor=people[setter],
+    )
+    assert schedule.runs_as == people[runs_as]
+
+    run = _fire(schedule, trigger=ScheduleRun.Trigger.MANUAL)
+
+    assert run.outcome == ScheduleRun.Outcome.CREATED, run.reason
+    assert {d.created_by for d in run.debates.all()} == {people[runs_as]}
+
+
+def test_changing_a_schedules_owner_makes_the_editor_the_one_it_answers_to(
+    default_agents, schedule, analyst
+):
+    users = get_user_model().objects
+    root = users.create_superuser("root", password="a-long-passphrase")
+    operator = with_roles(users.create_user("op", is_staff=True), OPERATOR)
+    schedule.owner = root
+    services.schedule_save(schedule=schedule, actor=operator)
+    schedule.refresh_from_db()
+    assert (schedule.owner, schedule.owner_set_by, schedule.runs_as) == (root, operator, operator)
+    # An edit that leaves the owner alone changes nothing of it.
+    schedule.name = "Renamed"
+    services.schedule_save(schedule=schedule, actor=root)
+    schedule.refresh_from_db()
+    assert schedule.owner_set_by == operator

@@ -8,6 +8,10 @@ fail.
         ... run debates with model `server.model` ...
         server.count(status=200)                            # what was asked and answered
 
+With `rate_limit=(n, seconds)` the server answers 429 to a request that comes when it has
+accepted `n` requests in the last `seconds` (a provider's requests-per-minute limit, on a
+shorter window); the others go on as below.
+
 Each request to `/v1/chat/completions` is answered by, in order: the next scripted reply (FIFO;
 `script_for(match, ...)` queues replies for requests whose prompt contains `match`), else
 `plan(request)` when it returns a `Reply`, else the default reply. A `Reply` whose `content` is
@@ -15,8 +19,14 @@ None carries the default answer, which is the offline demo model's reply to the 
 (`agents.offline.reply_to`): a sensible answer for every role, step and protocol, so a debate
 completes. `Reply.transform` rewrites that answer (wrap it in `<think>`, slip a NUL into it).
 
-Every request is logged (`server.log`: the messages, the reply kind, the status, when), so a test
-can count what was requested and spot a call made twice (`server.repeated()`).
+Every request is logged (`server.log`: the messages, the reply kind, the status, when, and the
+tokens it was billed), so a test can count what was requested, spot a call made twice
+(`server.repeated()`) and add up what a provider would charge (`server.billed(prices)`).
+
+It counts tokens the way a hosted model bills them: with a real tokenizer (`TOKENIZER`, OpenAI's
+counting of the chat format around it), so a question dense in tokens (emoji, CJK, long numbers,
+code) costs what it would; a reply stops at the request's `max_tokens` (finish_reason
+"length"), and `Reply.long()` writes one that fills it.
 
 Workers started by the test reach the server through the environment (`server.env()`:
 `OPENAI_API_BASE`, a dummy `OPENAI_API_KEY`), since litellm reads those when it calls.
@@ -36,6 +46,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DEFAULT_MODEL_NAME = "fake-model"
+#: The encoding the server bills with, for a model tiktoken does not know by name (OpenAI's
+#: cl100k_base counts emoji and CJK denser than its later o200k_base). Read from litellm's
+#: package, offline (`agents.tokens`).
+TOKENIZER = "cl100k_base"
+
+
+def _encoding_for(model: str):
+    from agents import tokens
+
+    return tokens.encoding_for(model) or tokens.encoding(TOKENIZER)
+
+
+def count_prompt(model: str, messages: list[dict]) -> int:
+    """Prompt tokens as OpenAI bills a chat: 3 per message around its role and content, and 3
+    more to prime the reply."""
+    enc = _encoding_for(model)
+    return 3 + sum(
+        3
+        + len(enc.encode(str(m.get("role") or ""), disallowed_special=()))
+        + len(enc.encode(str(m.get("content") or ""), disallowed_special=()))
+        for m in messages
+    )
 
 
 def _default_answer(messages: list[dict]) -> str:
@@ -57,6 +89,7 @@ class Reply:
     delay: float = 0.0  # seconds before answering (a slow model; a client timeout)
     hold: threading.Event | None = None  # answer only once the test sets it (a call in flight)
     literal_nul: bool = False  # NULs in the content go out as raw bytes, not as \u0000
+    fill: str | None = None  # the content: this, repeated past the request's max_tokens
     headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -83,6 +116,12 @@ class Reply:
     def empty(cls, content: str = "") -> Reply:
         """HTTP 200, a well-formed completion whose content is empty (or whitespace)."""
         return cls(kind="empty", content=content)
+
+    @classmethod
+    def long(cls, unit: str = "lorem ipsum ", **kwargs) -> Reply:
+        """A reply that runs on until the request's `max_tokens` stops it (the most a call
+        can be billed for its reply): `unit` repeated."""
+        return cls(kind="long", fill=unit, **kwargs)
 
     @classmethod
     def slow(cls, seconds: float, **kwargs) -> Reply:
@@ -178,6 +217,8 @@ class LoggedRequest:
     received_at: float
     kind: str = ""
     status: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     @property
     def fingerprint(self) -> str:
@@ -192,9 +233,17 @@ class LoggedRequest:
 class FakeOpenAI:
     """The server; a context manager. Thread-safe: the gateway calls it from many threads."""
 
-    def __init__(self, *, model_name: str = DEFAULT_MODEL_NAME, default: Reply | None = None):
+    def __init__(
+        self,
+        *,
+        model_name: str = DEFAULT_MODEL_NAME,
+        default: Reply | None = None,
+        rate_limit: tuple[int, float] | None = None,
+    ):
         self.model_name = model_name
         self.default = default or Reply.ok()
+        self.rate_limit = rate_limit
+        self._accepted: deque[float] = deque()  # when the requests within the limit came
         self.plan: Callable[[LoggedRequest], Reply | None] | None = None
         self.log: list[LoggedRequest] = []
         self._scripted: deque[tuple[str | None, Reply]] = deque()
@@ -280,6 +329,23 @@ class FakeOpenAI:
     def count(self, **where) -> int:
         return len(self.requests(**where))
 
+    def billed(self, prices: dict[str, tuple[float, float]] | None = None):
+        """What a provider would charge for every request it answered with a completion: tokens
+        in and out, and the cost at `prices` (model name -> USD per million in and out)."""
+        from decimal import Decimal
+
+        tokens_in = tokens_out = 0
+        cost = Decimal(0)
+        for r in self.requests(status=200):
+            tokens_in += r.prompt_tokens
+            tokens_out += r.completion_tokens
+            price_in, price_out = (prices or {}).get(r.model, (0, 0))
+            cost += (
+                Decimal(str(price_in)) * r.prompt_tokens
+                + Decimal(str(price_out)) * r.completion_tokens
+            ) / Decimal(1_000_000)
+        return tokens_in, tokens_out, cost
+
     def repeated(self, unanswered=("empty", "malformed", "nul_raw_byte", "slow")) -> dict:
         """Fingerprints of prompts answered more than once: HTTP 200, not of a kind in
         `unanswered` (replies the gateway does not take, or slow ones it gave up on)."""
@@ -290,7 +356,23 @@ class FakeOpenAI:
 
     # --- serving --------------------------------------------------------------------------------
 
+    def _over_limit(self) -> bool:
+        """Whether a request now goes past `rate_limit` (else it is counted in)."""
+        if self.rate_limit is None:
+            return False
+        most, seconds = self.rate_limit
+        now = time.monotonic()
+        with self._lock:
+            while self._accepted and self._accepted[0] <= now - seconds:
+                self._accepted.popleft()
+            if len(self._accepted) >= most:
+                return True
+            self._accepted.append(now)
+            return False
+
     def _choose(self, request: LoggedRequest) -> Reply:
+        if self._over_limit():
+            return Reply.error(429)
         with self._lock:
             for i, (match, reply) in enumerate(self._scripted):
                 if match is None or match in request.prompt_text:
@@ -336,19 +418,30 @@ class FakeOpenAI:
         self._send(handler, reply.status, self._completion(request, reply), reply.headers)
 
     def _completion(self, request: LoggedRequest, reply: Reply) -> bytes:
-        content = reply.answer(request.messages)
+        limit = request.body.get("max_tokens") or request.body.get("max_completion_tokens")
+        if reply.fill is not None:  # every piece of it is a token at least
+            content = reply.fill * ((limit if isinstance(limit, int) else 4096) + 1)
+        else:
+            content = reply.answer(request.messages)
+        enc = _encoding_for(request.model or self.model_name)
+        tokens = enc.encode(content, disallowed_special=())
+        finish = "stop"
+        if isinstance(limit, int) and len(tokens) > limit:  # cut where the model would stop
+            tokens, finish = tokens[:limit], "length"
+            content = enc.decode(tokens)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reply.reasoning_content is not None:
             message["reasoning_content"] = reply.reasoning_content
-        prompt_tokens = max(1, len(request.prompt_text) // 4)
-        completion_tokens = max(1, len(content) // 4) if content else 0
+        prompt_tokens = count_prompt(request.model or self.model_name, request.messages)
+        completion_tokens = len(tokens)
+        request.prompt_tokens, request.completion_tokens = prompt_tokens, completion_tokens
         body = json.dumps(
             {
                 "id": f"chatcmpl-fake-{request.number}",
                 "object": "chat.completion",
                 "created": int(request.received_at),
                 "model": request.model or self.model_name,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,

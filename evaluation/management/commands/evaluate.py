@@ -20,7 +20,8 @@ from debates.default_protocol import default_protocol
 from debates.management.commands.debate import _system_user
 from evaluation import runs
 from evaluation.models import EvaluationRun
-from evaluation.report import accuracy_table, write_reports
+from evaluation.report import accuracy_table, safety_lines, write_reports
+from protocols import public_sets
 from protocols.question_sets import QuestionSetError, set_digest
 
 NO_WORKER = (
@@ -70,7 +71,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--set", dest="set_file", help="The question set (JSONL).")
+        parser.add_argument(
+            "--set",
+            dest="set_file",
+            help="The question set: a JSONL file, or a set by name: a shipped one "
+            "(decisions_v1) or a public one fetched by bin/fetch-eval-sets (harmbench, "
+            "donotanswer, overrefusal, each also as NAME-dev and NAME-holdout).",
+        )
         parser.add_argument(
             "--protocol", default=default_protocol(), help="Debate protocol (default: %(default)s)."
         )
@@ -172,7 +179,11 @@ class Command(BaseCommand):
                     "Give the question set (--set FILE) or a run to resume (--resume RUN_ID)."
                 )
             return None
-        path = Path(opts["set_file"])
+        try:
+            path = public_sets.locate(opts["set_file"])
+        except public_sets.FetchError as exc:
+            raise CommandError(str(exc)) from None
+        opts["set_path"] = path
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -217,7 +228,7 @@ class Command(BaseCommand):
                 self._resuming(run)
                 return run
         run = runs.run_start(
-            set_name=Path(opts["set_file"]).name,
+            set_name=opts["set_path"].name,
             text=text,
             protocol=opts["protocol"],
             model=opts["model"],
@@ -332,14 +343,16 @@ class Command(BaseCommand):
         table = accuracy_table(report)
         if run["offline"]:
             self.stdout.write(
-                "Note: the debates used the built-in offline model (scripted keyword rules): "
-                "these figures measure it, not debate."
+                "Note: the debates used the built-in offline model (a transparent rule set, not "
+                "a language model): these figures measure it, not debate."
             )
         headers = ["method", "all", *table["categories"]]
         rows = [[r["method"], r["overall"], *r["cells"]] for r in table["rows"]]
         widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=True)]
         for line in (headers, *rows):
             self.stdout.write("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)))
+        for line in safety_lines(report):
+            self.stdout.write(line)
         cost = f["cost_per_decision_usd"]
         self.stdout.write(
             f"{f['finished']} of {f['questions']} answered ({f['failed']} failed); cost "
