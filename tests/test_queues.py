@@ -24,6 +24,7 @@ FLOOD = 60
 RECEIVER_HANGS = 2.0  # seconds before the receiver answers 503
 
 
+@pytest.mark.django_db  # a worker's import checks the models, which reads the server's version
 def test_every_task_has_a_queue_of_its_kind():
     routes = {task: route["queue"] for task, route in settings.CELERY_TASK_ROUTES.items()}
     assert routes == {
@@ -32,6 +33,7 @@ def test_every_task_has_a_queue_of_its_kind():
         "debates.deliver_webhook": "webhooks",
         "debates.recover_stuck_debates": "housekeeping",
         "schedules.fire_schedule": "housekeeping",
+        "reviews.sweep_deadlines": "housekeeping",
     }
     app.loader.import_default_modules()  # every app's tasks module, as a worker imports them
     registered = {name for name in app.tasks if not name.startswith("celery.")}

@@ -42,6 +42,8 @@ PRODUCTION = {
     "DJANGO_ALLOWED_HOSTS": "example.org",
     # Production refuses the scripted offline model as the default (agents.E002).
     "DEBATE_DEFAULT_MODEL": "openai/gpt-4o-mini",
+    # A database that exists on every server: `check` reads its version (generated columns).
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/postgres",
 }
 SHOW = "; from django.conf import settings; print(settings.SETTINGS_MODULE, settings.DEBUG)"
 

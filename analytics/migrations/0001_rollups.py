@@ -49,7 +49,7 @@ class Migration(migrations.Migration):
 
     initial = True
 
-    dependencies = [("debates", "0022_debate_agreement")]
+    dependencies = [("debates", "0030_upheld_verdict_outcomes")]
 
     operations = [
         migrations.CreateModel(

@@ -15,7 +15,7 @@ if (worker := os.environ.get("PYTEST_XDIST_WORKER", "")) and os.environ.get(
 
 from .base import *  # noqa: E402, F403
 from .base import env  # noqa: E402
-from .envvars import env_bool, env_float  # noqa: E402
+from .envvars import env_bool, env_float, env_limit  # noqa: E402
 
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="test-key-not-secret")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -30,3 +30,6 @@ WEBHOOK_TIMEOUT = env_float("WEBHOOK_TIMEOUT", default=5.0, above=True, maximum=
 REVIEW_DOUBLE_REVIEW_SHARE = env_float(
     "REVIEW_DOUBLE_REVIEW_SHARE", default=0.0, minimum=0, maximum=1
 )
+# Tests start many more debates for one user than ever run (most are stored and never taken by a
+# worker), and each holds its worst case until it ends; the tests of the daily limits set theirs.
+BUDGET_USER_DAILY_TOKENS = env_limit("BUDGET_USER_DAILY_TOKENS", default="1000000000")

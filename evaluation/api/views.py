@@ -260,7 +260,14 @@ class ReplayView(APIView):
         operation_id="evaluation_replay_rules",
         summary="Re-apply the current decision rules to stored final votes (no LLM call)",
         request=ReplayRequestSerializer,
-        responses={200: ReplayReportSerializer, 400: FIELD_ERRORS, **ACCESS},
+        responses={
+            200: ReplayReportSerializer,
+            400: FIELD_ERRORS,
+            **ACCESS,
+            429: OpenApiResponse(
+                MESSAGE, description="Too many replays; retry after `Retry-After`."
+            ),
+        },
     )
     def post(self, request):
         body = ReplayRequestSerializer(data=request.data)

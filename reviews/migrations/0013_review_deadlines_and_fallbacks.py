@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contradictions', '0009_expired_review_status'),
-        ('debates', '0020_review_overdue_webhook_and_expired_review_status'),
+        ('contradictions', '0010_expired_review_status'),
+        ('debates', '0024_review_overdue_webhook_and_expired_review_status'),
         ('reviews', '0012_reviewer_duty_and_assignment'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

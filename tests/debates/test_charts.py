@@ -39,12 +39,14 @@ def test_an_s4_debate_charts_each_agents_position_from_independent_answer_to_fin
     assert positions.labels == ["Independent answer", "Revision", "Final vote"]
     utility = series(positions)["Utility Agent"]
     assert utility.decisions[0] == "ACT" and utility.decisions[-1] == "REFUSE"
-    assert all(v is not None and 0 <= v <= 100 for v in utility.values)
+    assert all(v is not None and 0 <= v <= 1 for v in utility.values)
+    # Drawn in percent (values 0-1, ticks "75 %"), as every confidence on the page is.
+    assert positions.percent and positions.y_max == 1
     final_votes = {v.participant.name: v for v in debate.votes.all()}
     for name, s in series(positions).items():
         assert (s.decisions[-1], s.values[-1]) == (
             final_votes[name].decision,
-            final_votes[name].confidence,
+            final_votes[name].confidence / 100,
         )
     risk = series(charts["risk"])
     veto_line = risk["Safety Agent vetoes at 50"]
@@ -58,7 +60,7 @@ def test_a_moderated_debate_charts_the_moderators_confidence_and_the_weighted_st
     assert {"positions", "moderator", "strengths"} <= set(charts)
     moderator = series(charts["moderator"])
     assert moderator["Moderator's confidence"].values == [0.58, 0.73, 0.88]
-    assert moderator["Stops above 0.8"].values == [0.8, 0.8, 0.8]
+    assert moderator["Stops above 80%"].values == [0.8, 0.8, 0.8]
     strengths = series(charts["strengths"])
     md = debate.metadata
     # The last round's strengths are the decision's own.

@@ -18,6 +18,7 @@ from debates.models import Debate
 from debates.quality import quality_view
 from evaluation import quality
 from protocols import quality as pure
+from protocols.presentation import percent_of_unit
 from tests.factories import StaffFactory, UserFactory
 
 HTTPS = "Should every website use HTTPS?"
@@ -70,7 +71,7 @@ def test_quality_is_shown_in_the_api_exports_page_and_admin(default_agents, clie
     client.force_login(admin)
     page = client.get(f"/debates/{debate.id}/").content.decode()
     assert 'data-testid="quality"' in page and "Argument diversity" in page
-    assert f"{view['consensus_quality']:.2f}" in page
+    assert percent_of_unit(view["consensus_quality"]) in page  # "100 %", as every score is
     markdown = client.get(f"/debates/{debate.id}/debate.md").content.decode()
     assert "Quality: logical consistency" in markdown
     # In percent, as every confidence is (never "decision confidence 0.55" beside "55 %").

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils import timezone
 
 from accounts.roles import AGENT_EDITOR, OPERATOR, REVIEWER, grant_roles
 from agents.models import Agent
@@ -101,7 +102,12 @@ OPERATIONS = {
         "api",
         "post",
         "/api/v1/reviews/{item}/resolve/",
-        {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
+        {
+            "verdict": "override",
+            "decision": "ACT",
+            "note": "harmless after all",
+            "confirm_veto_override": True,
+        },
         dict(API_READ_QUEUE, reviewer=403),
     ),
     "api: list agents": (
@@ -198,7 +204,12 @@ OPERATIONS = {
         "page",
         "post",
         "/reviews/{item}/resolve/",
-        {"verdict": "override", "decision": "ACT", "note": "harmless after all"},
+        {
+            "verdict": "override",
+            "decision": "ACT",
+            "note": "harmless after all",
+            "confirm_veto_override": "on",
+        },
         dict(PAGE_ACT, reviewer=403),
     ),
     "page: another user's debate": (
@@ -301,6 +312,11 @@ def test_role_matrix(operation, role, default_agents):
     user = person(role)
     safety_before = Agent.objects.get(slug="safety").can_veto
     veto_agent = _veto_agent()
+    if "to ACT" in operation and user is not None:
+        # Overriding a veto to ACT also needs the item claimed (tests/reviews/test_veto_override).
+        ReviewItem.objects.filter(pk=world.item.pk).update(
+            status=ReviewItem.Status.CLAIMED, assignee=user, claimed_at=timezone.now()
+        )
     response = call(
         how,
         method,
@@ -318,7 +334,11 @@ def test_role_matrix(operation, role, default_agents):
     if "override" in operation:
         decision = body["decision"]
         assert (debate.decision_override == decision) is allowed
-        assert (world.item.status == ReviewItem.Status.RESOLVED) is allowed
+        if "to ACT" in operation:
+            # The override takes effect, and a second Reviewer reviews the item too.
+            assert (world.item.stage == ReviewItem.Stage.SECOND) is allowed
+        else:
+            assert (world.item.status == ReviewItem.Status.RESOLVED) is allowed
         assert debate.decision == "REFUSE"  # the machine's decision stays
     if "claim" in operation:
         assert world.item.assignee_id == (user.pk if allowed else None)

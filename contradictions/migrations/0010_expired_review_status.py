@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contradictions', '0008_friction_help_texts'),
+        ("contradictions", "0009_default_source_notes_without_references"),
     ]
 
     operations = [

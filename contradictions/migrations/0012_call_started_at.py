@@ -6,17 +6,17 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('debates', '0022_debate_agreement'),
+        ("contradictions", "0011_lost_attempts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='llmcall',
+            model_name='arbitrationcall',
             name='started_at',
             field=models.DateTimeField(blank=True, help_text='When its first attempt was sent (empty: not measured).', null=True),
         ),
         migrations.AlterField(
-            model_name='llmcall',
+            model_name='arbitrationcall',
             name='completed_at',
             field=models.DateTimeField(blank=True, help_text='When the reply came back, or the call failed.', null=True),
         ),

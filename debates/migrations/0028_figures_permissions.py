@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('debates', '0020_lost_attempts'),
+        ("debates", "0027_debate_agreement"),
     ]
 
     operations = [

@@ -6,17 +6,17 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contradictions', '0008_friction_help_texts'),
+        ("debates", "0025_lost_attempts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='arbitrationcall',
+            model_name='llmcall',
             name='started_at',
             field=models.DateTimeField(blank=True, help_text='When its first attempt was sent (empty: not measured).', null=True),
         ),
         migrations.AlterField(
-            model_name='arbitrationcall',
+            model_name='llmcall',
             name='completed_at',
             field=models.DateTimeField(blank=True, help_text='When the reply came back, or the call failed.', null=True),
         ),

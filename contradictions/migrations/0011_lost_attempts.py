@@ -6,22 +6,22 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('debates', '0019_onetrip_refuse_from_sql_file'),
+        ("contradictions", "0010_expired_review_status"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='llmcall',
+            model_name='arbitrationcall',
             name='lost_cost_usd',
             field=models.DecimalField(decimal_places=6, default=0, help_text='Counted against the spending limits, at the most they could cost, for attempts whose outcome is unknown: cut off at the timeout, or in flight when a worker died (the provider may have billed them).', max_digits=12),
         ),
         migrations.AddField(
-            model_name='llmcall',
+            model_name='arbitrationcall',
             name='lost_tokens_in',
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='llmcall',
+            model_name='arbitrationcall',
             name='lost_tokens_out',
             field=models.PositiveIntegerField(default=0),
         ),

@@ -22,7 +22,7 @@ def fill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("debates", "0021_evaluation_runs_to_the_evaluation_app")]
+    dependencies = [("debates", "0026_call_started_at")]
 
     operations = [
         migrations.AddField(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('schedules', '0002_friction_help_texts'),
+        ("schedules", "0003_protocol_default_from_setting"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -11,7 +11,7 @@ WHERE v.item_id = i.id AND v.verdict = 'uphold' AND v.outcome = '' AND d.decisio
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("debates", "0020_review_overdue_webhook_and_expired_review_status"),
+        ("debates", "0029_figures_for_reviewers_and_operators"),
         ("reviews", "0014_double_review_and_verdict_outcomes"),
     ]
 

@@ -6,22 +6,22 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contradictions', '0008_friction_help_texts'),
+        ("debates", "0024_review_overdue_webhook_and_expired_review_status"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='arbitrationcall',
+            model_name='llmcall',
             name='lost_cost_usd',
             field=models.DecimalField(decimal_places=6, default=0, help_text='Counted against the spending limits, at the most they could cost, for attempts whose outcome is unknown: cut off at the timeout, or in flight when a worker died (the provider may have billed them).', max_digits=12),
         ),
         migrations.AddField(
-            model_name='arbitrationcall',
+            model_name='llmcall',
             name='lost_tokens_in',
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='arbitrationcall',
+            model_name='llmcall',
             name='lost_tokens_out',
             field=models.PositiveIntegerField(default=0),
         ),

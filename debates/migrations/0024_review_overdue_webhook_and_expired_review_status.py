@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('debates', '0019_onetrip_refuse_from_sql_file'),
+        ("debates", "0023_protocol_choice_reasons_without_references"),
     ]
 
     operations = [

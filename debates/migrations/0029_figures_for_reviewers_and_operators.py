@@ -29,7 +29,7 @@ def revoke(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("debates", "0021_figures_permissions"),
+        ("debates", "0028_figures_permissions"),
         ("accounts", "0003_roles"),
     ]
 
