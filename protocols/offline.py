@@ -1,5 +1,5 @@
 """What the protocols' scripted offline responders share: a heuristic demo model, not a
-language model. It reads a question with a transparent rule set (agents/offline_rules.py) and
+language model. It reads a question with a transparent rule set (agents/offline_rules/) and
 knows each S4 role's opening position on each kind of question (the round robin's specialists
 borrow them on questions that are not about investments). Every position names the rule that
 placed the question, so every transcript says why.
@@ -24,7 +24,7 @@ __all__ = [
 
 # --- what kind of question is this ------------------------------------------------------------
 #
-# The rule set that reads a question lives with the offline model (agents/offline_rules.py,
+# The rule set that reads a question lives with the offline model (agents/offline_rules/,
 # which the offline arbitrator reads with too): harm recognised by category first, and ACT only
 # for a question positively recognised as harmless; anything it cannot place gets caution.
 
