@@ -4,6 +4,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.timesince import timesince
 from django.utils.safestring import mark_safe
 from django.utils.text import smart_split, unescape_string_literal
 
@@ -92,18 +96,22 @@ class ReviewItemAdmin(admin.ModelAdmin):
     # The rows through `admin_result_list` (accounts/templatetags/admin_rows.py).
     change_list_template = "admin/change_list_fast_rows.html"
 
+    # Few and narrow enough that the Assignee is on screen at 1366 px beside the admin's
+    # navigation and the filters (tests/reviews/test_admin_columns_browser.py).
     list_display = (
-        "id",
         "reasons_column",
         "priority",
         "status",
         "question",
-        "machine_decision",
-        "effective_decision",
+        "decision_column",
         "assignee",
-        "created_at",
+        "waiting",
     )
-    list_display_links = ("id", "reasons_column")
+    list_display_links = ("reasons_column",)
+
+    class Media:
+        css = {"all": ("reviews/admin_list.css",)}
+
     list_filter = (
         "status",
         ReasonFilter,
@@ -209,6 +217,25 @@ class ReviewItemAdmin(admin.ModelAdmin):
     @admin.display(description="Question", ordering="debate__query")
     def question(self, obj):
         return obj.subject.admin_question(obj)
+
+    @admin.display(description="Raised", ordering="created_at")
+    def waiting(self, obj):
+        """How long ago it was raised, in its largest unit ("3 hours"); the date on hover."""
+        return format_html(
+            '<time datetime="{}" title="{}">{} ago</time>',
+            obj.created_at.isoformat(),
+            date_format(timezone.localtime(obj.created_at), "DATETIME_FORMAT"),
+            timesince(obj.created_at, depth=1),
+        )
+
+    @admin.display(description="Decision")
+    def decision_column(self, obj):
+        """The decision in effect, and the machine's when a reviewer changed it."""
+        machine = obj.subject.admin_machine_decision(obj)
+        effective = obj.subject.admin_effective_decision(obj)
+        if effective in ("", "-", machine):
+            return machine
+        return f"{effective} (machine: {machine})"
 
     @admin.display(description="Machine decision", ordering="debate__decision")
     def machine_decision(self, obj):

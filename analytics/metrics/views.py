@@ -2,8 +2,9 @@
 
 - `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time): 200. A wrong token, or
   any token while `METRICS_TOKEN` is empty: 403.
-- No token: signed-in staff get 200, other signed-in users 403, anonymous callers 401 with
-  `WWW-Authenticate: Bearer`.
+- No token: signed-in users who may read figures across users (`debates.view_figures`: the
+  Reviewer and Operator roles, superusers) get 200, other signed-in users (plain staff
+  included) 403, anonymous callers 401 with `WWW-Authenticate: Bearer`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from runs import lifecycle
 
 logger = logging.getLogger(__name__)
 
+#: The figures across users (analytics' own permission).
+FIGURES = "debates.view_figures"
+
 
 def _refusal(request: HttpRequest) -> HttpResponse | None:
     header = request.headers.get("Authorization", "")
@@ -40,11 +44,15 @@ def _refusal(request: HttpRequest) -> HttpResponse | None:
     if not request.user.is_authenticated:
         return _text(
             401,
-            "Send 'Authorization: Bearer <METRICS_TOKEN>', or sign in as staff.",
+            "Send 'Authorization: Bearer <METRICS_TOKEN>', or sign in as a Reviewer or Operator.",
             challenge=True,
         )
-    if not request.user.is_staff:
-        return _text(403, "Only staff and Prometheus (with the metrics token) read the metrics.")
+    if not request.user.has_perm(FIGURES):
+        return _text(
+            403,
+            "The metrics need the permission to read figures (the Reviewer or Operator role), "
+            "or the metrics token.",
+        )
     return None
 
 

@@ -31,8 +31,7 @@ def test_the_changelist_lists_and_filters_review_items(admin_client, items):
         "Priority",
         "Status",
         "Question",
-        "Machine decision",
-        "Effective decision",
+        "Decision",
         "Assignee",
     ):
         assert column in text

@@ -17,6 +17,7 @@ from prometheus_client.openmetrics.parser import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
+from accounts.roles import AGENT_EDITOR, OPERATOR, REVIEWER
 from analytics.metrics import exposition, figures
 from debates import recovery, running, services
 from debates.models import Debate, LLMCall
@@ -86,13 +87,19 @@ def test_no_token_is_accepted_when_none_is_configured(client, db, settings):
     assert b"No METRICS_TOKEN is configured" in response.content
 
 
-def test_signed_in_users_who_are_not_staff_are_refused(client, db):
+def test_signed_in_users_without_the_figures_permission_are_refused(client, db):
     client.force_login(UserFactory())
     assert client.get(URL).status_code == 403
+    # Staff without a role (only the admin) and Agent editors do not read figures either.
+    for roles in ([], [AGENT_EDITOR]):
+        client.force_login(StaffFactory(roles=roles))
+        response = client.get(URL)
+        assert response.status_code == 403 and b"permission to read figures" in response.content
 
 
-def test_staff_and_the_token_read_the_metrics(client, db):
-    client.force_login(StaffFactory(roles=[]))
+@pytest.mark.parametrize("role", [REVIEWER, OPERATOR])
+def test_reviewers_operators_and_the_token_read_the_metrics(client, db, role):
+    client.force_login(StaffFactory(roles=[role]))
     response = client.get(URL)
     assert response.status_code == 200
     assert b"# TYPE debates_created_total counter" in response.content
