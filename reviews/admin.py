@@ -7,9 +7,9 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
-from django.utils.timesince import timesince
 from django.utils.safestring import mark_safe
 from django.utils.text import smart_split, unescape_string_literal
+from django.utils.timesince import timesince
 
 from api.pagination import EstimatedCountPaginator
 from reviews import services, subjects
