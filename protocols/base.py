@@ -273,6 +273,20 @@ class DebateProtocol(abc.ABC):
         raise NotImplementedError(f"{cls.__name__} is replayable but has no replay_decision")
 
     @classmethod
+    def check_participants(cls, participants: Sequence[Any]) -> None:
+        """Between `min_participants` and `max_participants` agents, with distinct slugs and
+        names; otherwise `ProtocolError`. A protocol with role rules checks them after this."""
+        if not cls.min_participants <= len(participants) <= cls.max_participants:
+            raise ProtocolError(
+                f"{cls.name} needs {cls.min_participants} to {cls.max_participants} agents; "
+                f"got {len(participants)}."
+            )
+        for attr in ("slug", "name"):
+            values = [getattr(p, attr) for p in participants]
+            if len(set(values)) != len(values):
+                raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
+
+    @classmethod
     def agreement_percent(cls, metadata: Mapping[str, Any]) -> float | None:
         """How much the agents agreed on the decision, in percent, from a finished debate's
         metadata (`agreement_metadata`); None when its rules record none."""

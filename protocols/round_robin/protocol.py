@@ -162,15 +162,7 @@ class RoundRobinProtocol(DebateProtocol):
         complex_query: bool = False,
         options: dict[str, Any] | None = None,
     ):
-        if not self.min_participants <= len(participants) <= self.max_participants:
-            raise ProtocolError(
-                f"round_robin needs {self.min_participants} to {self.max_participants} agents; "
-                f"got {len(participants)}."
-            )
-        for attr in ("slug", "name"):
-            values = [getattr(p, attr) for p in participants]
-            if len(set(values)) != len(values):
-                raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
+        self.check_participants(participants)
         try:
             self.options = validate_options(self.options_schema, options, protocol=self.name)
             self.check_options(self.options)

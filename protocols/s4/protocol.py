@@ -127,15 +127,7 @@ class S4Protocol(DebateProtocol):
         complex_query: bool = False,
         options: dict[str, Any] | None = None,
     ):
-        if not self.min_participants <= len(participants) <= self.max_participants:
-            raise ProtocolError(
-                f"S4 needs {self.min_participants} to {self.max_participants} agents; "
-                f"got {len(participants)}."
-            )
-        for attr in ("slug", "name"):
-            values = [getattr(p, attr) for p in participants]
-            if len(set(values)) != len(values):
-                raise ProtocolError(f"Each agent needs a distinct {attr}; got {values}.")
+        self.check_participants(participants)
         if not any(p.role == self.veto_role and p.can_veto for p in participants):
             named = ", ".join(
                 f"{p.name} ({p.role}{', can veto' if p.can_veto else ''})" for p in participants
