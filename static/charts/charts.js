@@ -112,7 +112,7 @@
   // (vendored), so the decision can be read without its colour or shape. Points at (about) the
   // same place at one stage are labelled in turn above and below, further out each time; the
   // same decision at the same value is written once.
-  const LINE = 13;
+  const LINE = 16;  // a label's height (11 px type, its line height and padding), so stacked ones never touch
   function labelPlaces(spec) {
     const places = new Map();  // "dataset:index" -> {show, align, offset}
     const range = spec.y_max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
