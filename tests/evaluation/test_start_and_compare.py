@@ -201,3 +201,21 @@ def test_bad_or_missing_runs_to_compare_are_a_clear_4xx(query, status, message):
     response = client_as(REVIEWER).get("/evaluation/compare/" + query.format(a=run.id))
     assert response.status_code == status
     assert message in response.text
+
+
+def test_the_migration_grants_the_start_permission_to_operators_only():
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.contrib.auth.models import Group
+
+    migration = import_module("evaluation.migrations.0002_operators_start_runs")
+    Group.objects.filter(name__in=[OPERATOR, REVIEWER]).delete()
+    operators, reviewers = Group.objects.create(name=OPERATOR), Group.objects.create(name=REVIEWER)
+    migration.grant(apps, None)
+    assert list(operators.permissions.values_list("content_type__app_label", "codename")) == [
+        ("evaluation", "add_evaluationrun")
+    ]
+    assert not reviewers.permissions.exists()
+    migration.revoke(apps, None)
+    assert not operators.permissions.exists()
