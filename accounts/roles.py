@@ -45,6 +45,7 @@ ROLES: dict[str, tuple[str, ...]] = {
         "debates.replay_rules",
         "evaluation.view_evaluationrun",
         "evaluation.view_evaluationitem",
+        "evaluation.add_evaluationrun",
         "contradictions.view_contradictionrun",
         "schedules.view_debateschedule",
         "schedules.add_debateschedule",

@@ -18,6 +18,7 @@ urlpatterns = [
     path("reviews/", include("reviews.urls")),
     path("contradictions/", include("contradictions.urls")),
     path("analytics/", include("analytics.urls")),
+    path("evaluation/", include("evaluation.urls")),
     path("api/", include("api.urls")),
     path("metrics", metrics, name="metrics"),
 ]

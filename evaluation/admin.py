@@ -43,12 +43,18 @@ class EvaluationRunAdmin(admin.ModelAdmin):
         "model",
         "status",
         "accuracy",
-        "wall_seconds",
+        "wall_time",
     )
     list_filter = ("status", "protocol", "created_at")
     search_fields = ("set_name", "id")
     date_hierarchy = "created_at"
-    readonly_fields = [f.name for f in EvaluationRun._meta.fields]
+    # The report is read on its page (`/evaluation/<id>/`), not as the stored JSON.
+    fields = [
+        *(f.name for f in EvaluationRun._meta.fields if f.name not in ("wall_seconds", "report")),
+        "wall_time",
+        "report_page",
+    ]
+    readonly_fields = fields
     inlines = [EvaluationItemInline]
 
     def has_add_permission(self, request):
@@ -66,3 +72,12 @@ class EvaluationRunAdmin(admin.ModelAdmin):
         if not debate.get("n"):
             return "-"
         return f"{debate['rate'] * 100:.0f}% ({debate['agreed']}/{debate['n']})"
+
+    @admin.display(description="Wall time", ordering="wall_seconds")
+    def wall_time(self, obj):
+        return f"{obj.wall_seconds:.1f} s"
+
+    @admin.display(description="Report")
+    def report_page(self, obj):
+        url = reverse("evaluation:detail", args=[obj.pk])
+        return format_html('<a href="{}">The report: accuracy, intervals, every question</a>', url)

@@ -295,6 +295,7 @@ CELERY_TASK_ROUTES = {
     "debates.recover_stuck_debates": {"queue": TASK_QUEUES["housekeeping"]},
     "schedules.fire_schedule": {"queue": TASK_QUEUES["housekeeping"]},
     "reviews.sweep_deadlines": {"queue": TASK_QUEUES["housekeeping"]},
+    "evaluation.advance_run": {"queue": TASK_QUEUES["housekeeping"]},
 }
 
 # --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------

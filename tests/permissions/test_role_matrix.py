@@ -15,6 +15,7 @@ from agents.models import Agent
 from contradictions.models import ContradictionRun
 from contradictions.services import contradiction_run_create
 from debates.reviewing.items import review_items_for_debate
+from evaluation.models import EvaluationRun
 from reviews.models import ReviewItem
 from tests.api.conftest import client_for
 from tests.contradictions.conftest import reports_of
@@ -227,6 +228,14 @@ OPERATIONS = {
         None,
         PAGE_FIGURES,
     ),
+    "page: the evaluation runs": ("page", "get", "/evaluation/", None, PAGE_FIGURES),
+    "page: start an evaluation run": (
+        "page",
+        "post",
+        "/evaluation/start/",
+        {"set": "decisions_v1", "protocol": "vote", "baselines": "on"},
+        dict(PAGE_QUEUE, reviewer=403, operator=302, superuser=302),
+    ),
     "api: ground truth": ("api", "get", "/api/v1/evaluation/ground-truth/", None, API_FIGURES),
     "api: quality scores": ("api", "get", "/api/v1/evaluation/quality/", None, API_FIGURES),
     "api: replay the rules": (
@@ -348,6 +357,8 @@ def test_role_matrix(operation, role, default_agents):
         (field,) = body
         changed = _veto_agent()[field] != veto_agent[field]
         assert changed is allowed, (operation, role)
+    if "start an evaluation run" in operation:
+        assert EvaluationRun.objects.exists() is allowed
     if "create an agent" in operation:
         assert Agent.objects.filter(slug="cost").exists() is allowed
     if how == "page" and want == 302 and user is None:
