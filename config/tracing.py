@@ -72,11 +72,24 @@ def start(provider) -> None:
     from opentelemetry.instrumentation.django import DjangoInstrumentor
     from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
 
-    DjangoInstrumentor().instrument(tracer_provider=provider)
+    DjangoInstrumentor().instrument(tracer_provider=provider, request_hook=_without_query)
     PsycopgInstrumentor().instrument(tracer_provider=provider)
     CeleryInstrumentor().instrument(tracer_provider=provider)
     _tracer = provider.get_tracer("debates")
     _provider = provider
+
+
+def _without_query(span, request) -> None:
+    """A request's span keeps its URL without the query string, which may carry a search, a
+    page to go back to or a token."""
+    attributes = getattr(span, "attributes", None) or {}
+    for key in ("http.url", "url.full"):
+        if "?" in str(attributes.get(key, "")):
+            span.set_attribute(key, str(attributes[key]).split("?", 1)[0])
+    if "http.target" in attributes:
+        span.set_attribute("http.target", request.path)
+    if "url.query" in attributes:
+        span.set_attribute("url.query", "")
 
 
 def stop() -> None:

@@ -132,6 +132,16 @@ def test_a_failed_call_is_marked_failed_without_the_providers_words(exported, mo
     assert "sk-live" not in shown and "lighthouse" not in shown
 
 
+def test_a_request_span_keeps_the_url_without_its_query_string(exported, client):
+    response = client.get("/nowhere/?q=lighthouse+keeper&token=sk-live-0123", HTTP_USER_AGENT="t")
+
+    assert response.status_code == 404
+    (span,) = [s for s in exported.get_finished_spans() if s.kind == SpanKind.SERVER]
+    assert span.attributes["http.url"] == "http://testserver/nowhere/"
+    assert span.attributes["http.status_code"] == 404
+    assert "lighthouse" not in json.dumps(dict(span.attributes))
+
+
 def test_no_span_when_traces_are_off(settings):
     settings.DEBATE_OFFLINE_LATENCY = 0
     assert not tracing.is_on()
