@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.replies import LLMResponse
+from config import tracing
 
 _setup_lock = threading.Lock()
 
@@ -83,10 +84,11 @@ async def _held(call: Coroutine[Any, Any, LLMResponse]) -> LLMResponse:
 
 
 def start(call: Coroutine[Any, Any, LLMResponse]) -> Future:
-    """Start `call` on the calls' loop; its future, to wait on from any thread but the
-    loop's own."""
+    """Start `call` on the calls' loop, in the trace context of the calling thread (its spans
+    are children of the caller's: `config.tracing.carried`); its future, to wait on from any
+    thread but the loop's own."""
     loop = calls_loop()
     if threading.current_thread() is _loop_thread:
         call.close()
         raise RuntimeError("an LLM call cannot be waited on from the calls' own loop")
-    return asyncio.run_coroutine_threadsafe(_held(call), loop)
+    return asyncio.run_coroutine_threadsafe(_held(tracing.carried(call)), loop)

@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import random
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, wait
@@ -36,10 +35,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from agents import calls_loop, pg_text, pricing, provider_limits, routing, spending
+from agents import call_spans, calls_loop, pg_text, pricing, provider_limits, routing, spending
 from agents.errors import LLMError, Lost
 from agents.litellm_loader import get_litellm
-from agents.replies import LLMResponse
+from agents.replies import LLMResponse, is_empty_reply
 from budgets import accounting as budget_accounting
 from budgets.limits import Spender
 
@@ -113,14 +112,6 @@ def _transient_errors(litellm) -> tuple[type[BaseException], ...]:
         litellm.InternalServerError,
         litellm.ServiceUnavailableError,
     )
-
-
-_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
-
-
-def is_empty_reply(content: str) -> bool:
-    """No answer: empty, whitespace, or nothing but `<think>` blocks."""
-    return not _THINK_BLOCK.sub("", content).strip()
 
 
 def _provider_message(original_response) -> dict | None:
@@ -340,17 +331,23 @@ async def acomplete(
     For a call its caller reserved: `attempt_bound` is the most one attempt may cost (an
     attempt cut off at the timeout is counted at it, `LLMResponse.lost`), and `more_room()`
     (awaited before each retry) says whether the limits have room for another attempt; when
-    they have not, the call ends as its last attempt left it."""
-    return await _complete(
-        routing.config().target(model, step=step, role=role),
-        messages=messages,
-        temperature=temperature,
-        timeout=timeout,
-        max_retries=max_retries,
-        max_tokens=max_tokens,
-        attempt_bound=attempt_bound,
-        more_room=more_room,
-    )
+    they have not, the call ends as its last attempt left it. When traces are on, the call
+    is a span (`agents.call_spans`)."""
+    target = routing.config().target(model, step=step, role=role)
+    with call_spans.traced(
+        target, step=step, role=role, temperature=temperature, max_tokens=max_tokens
+    ) as span:
+        response = await _complete(
+            target,
+            messages=messages,
+            temperature=temperature,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_tokens=max_tokens,
+            attempt_bound=attempt_bound,
+            more_room=more_room,
+        )
+        return span.replied(response)
 
 
 def complete_concurrently(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -29,3 +30,11 @@ class LLMResponse:
     # When the first attempt was sent and the reply came back (wall clock; None: not measured).
     started_at: dt.datetime | None = None
     ended_at: dt.datetime | None = None
+
+
+_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
+
+
+def is_empty_reply(content: str) -> bool:
+    """No answer: empty, whitespace, or nothing but `<think>` blocks."""
+    return not _THINK_BLOCK.sub("", content).strip()

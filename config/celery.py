@@ -24,6 +24,41 @@ def calls_models(worker) -> bool:
     return bool(reads & {settings.TASK_QUEUES["debates"], settings.TASK_QUEUES["contradictions"]})
 
 
+def _forks_children(worker) -> bool:
+    """Whether `worker` runs its tasks in a prefork pool's child processes."""
+    from celery.concurrency import get_implementation
+    from celery.concurrency.prefork import TaskPool
+
+    pool = get_implementation(worker.pool_cls)
+    return isinstance(pool, type) and issubclass(pool, TaskPool)
+
+
+@signals.worker_init.connect
+def _set_up_traces(sender=None, **kwargs):
+    """Traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (`config.tracing`): in the worker's
+    process, where its threads run the tasks; a prefork pool's children each set up their own
+    after the fork (`_set_up_traces_in_child`), with an exporter of their own."""
+    from config import tracing
+
+    if sender is None or not _forks_children(sender):
+        tracing.setup("debates-worker")
+
+
+@signals.worker_process_init.connect
+def _set_up_traces_in_child(**kwargs):
+    from config import tracing
+
+    tracing.setup("debates-worker")
+
+
+@signals.worker_process_shutdown.connect
+def _send_last_spans(**kwargs):
+    """A prefork child exits without running exit handlers: its last spans are sent first."""
+    from config import tracing
+
+    tracing.flush()
+
+
 @signals.worker_init.connect
 def _load_llm_gateway(sender=None, **kwargs):
     """In a worker that runs debates or contradiction runs: import litellm once in its main

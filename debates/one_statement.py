@@ -189,8 +189,14 @@ class _ShapeQuery(PostgresQuery):
 _converted = lru_cache(maxsize=1024)(_query2pg_nocache)
 
 
-class _Cursor(ServerBindingCursor):
-    _query_cls = _ShapeQuery
+@lru_cache(maxsize=64)
+def _cursor_class(factory: type) -> type:
+    """The cursor of a statement on a connection whose cursors are `factory`: that class when it
+    binds on the server (so the statement has its span when traces are on: the instrumented
+    connection's class, `config.tracing`), else Django's server-binding cursor; reading the
+    statement's query shape from the cache (`_ShapeQuery`)."""
+    base = factory if issubclass(factory, ServerBindingCursor) else ServerBindingCursor
+    return type("StatementCursor", (base,), {"_query_cls": _ShapeQuery})
 
 
 def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> list[tuple]:
@@ -205,7 +211,7 @@ def execute(parts: Sequence[Part], select: str, params: Sequence[Any] = ()) -> l
     connection.ensure_connection()
     raw = connection.connection
     threshold = raw.prepare_threshold  # the connection's own (DEBATE_PREPARED_STATEMENTS)
-    with connection._prepare_cursor(_Cursor(raw)) as cursor:
+    with connection._prepare_cursor(_cursor_class(raw.cursor_factory)(raw)) as cursor:
         if settings.DEBATE_PREPARED_STATEMENTS:
             # Prepared on its first run on this connection, and planned once there while the
             # debate's run holds its lock (`runs.lifecycle.advisory_lock`).

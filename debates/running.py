@@ -13,6 +13,7 @@ from django.conf import settings
 from agents import gateway, spending
 from agents.errors import BudgetStop, LLMError, failure_text
 from budgets import services as budgets
+from config import tracing
 from debates import events, webhooks
 from debates.models import Debate, LLMCall, Participant, Round
 from debates.reviewing.items import failure_items_close_for_rerun, review_item_for_failure
@@ -63,7 +64,9 @@ class DebateWork(lifecycle.Work):
         )
 
     def execute(self, row: Debate) -> None:
-        _DebateRunner(row).run()
+        attributes = {"debate.id": str(row.pk), "debate.protocol": row.protocol}
+        with tracing.span("debate.run", {**attributes, "debate.attempt": row.attempts}):
+            _DebateRunner(row).run()
 
     def readable_error(self, exc: BaseException) -> str:
         if isinstance(exc, BudgetStop):
@@ -147,10 +150,19 @@ class _DebateRunner:
             step = next(steps)
             while True:
                 lifecycle.stop_point()  # a worker shutting down hands the debate on here
-                results = self._run_step(step)
+                with tracing.span("debate.step", self._step_attributes(step)):
+                    results = self._run_step(step)
                 step = steps.send(results)
         except StopIteration as stop:
             self.store.finish(stop.value)
+
+    @staticmethod
+    def _step_attributes(step) -> dict[str, str | int]:
+        return {
+            "debate.round": step.round_number,
+            "debate.round_name": step.round_name,
+            "debate.calls": len(step.calls),
+        }
 
     def _run_step(self, step) -> Results:
         todo = [c for c in step.calls if c.key not in self.store.done]
