@@ -127,13 +127,14 @@ def seed(n: int, *, schedule_id: int | None, days: int = 30, offset: int = 0) ->
             INSERT INTO debates_llmcall (id, key, round_number, step, status, model, prompt,
                 raw_response, parsed, parse_failed, tokens_in, tokens_out, cost_usd,
                 latency_ms, attempts, error, created_at, completed_at, debate_id,
-                participant_id, raw_escaped, reasoning_content, deployment, injection_findings)
+                participant_id, raw_escaped, reasoning_content, deployment, injection_findings,
+                started_at, lost_cost_usd, lost_tokens_in, lost_tokens_out)
             SELECT %(base)s + b.i * {CALLS} + c, 'c' || c, 1 + c / 3, 'step',
                    CASE WHEN b.failed AND c = {CALLS - 1} THEN 'failed' ELSE 'done' END,
                    {models}[1 + mod((mod(c, 3)), 2)], '[]', '', '{{}}', false, 300, 100, 0.001, 700,
                    CASE WHEN mod((b.i + c), 25) = 0 THEN 2 ELSE 1 END, '',
                    b.created_at, b.created_at + interval '1 second', b.id,
-                   %(base)s + b.i * 3 + mod(c, 3), false, '', '', '[]'
+                   %(base)s + b.i * 3 + mod(c, 3), false, '', '', '[]', b.created_at, 0, 0, 0
             FROM bench_debates b CROSS JOIN generate_series(0, {CALLS - 1}) AS c
             """,
             params,
