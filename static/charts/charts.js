@@ -108,15 +108,28 @@
     };
   }
 
-  // Each point's decision is written on the point itself by chartjs-plugin-datalabels
-  // (vendored), so the decision can be read without its colour or shape. Points at (about) the
-  // same place at one stage are labelled in turn above and below, further out each time; the
-  // same decision at the same value is written once.
-  const LINE = 16;  // a label's height (11 px type, its line height and padding), so stacked ones never touch
-  function labelPlaces(spec) {
+  // Each point's decision is written beside the point by chartjs-plugin-datalabels (vendored),
+  // so the decision can be read without its colour or shape. Labels are placed in the chart's
+  // own pixels each time it is laid out (a resize moves points apart or together): stage by
+  // stage, from the highest value down, each goes OFFSET above or below its point, or further
+  // out past the labels already there, whichever is nearer while it stays on the canvas; the
+  // same decision at the same value at one stage is written once.
+  const LABEL_FONT = { weight: 600, size: 11 };
+  const LABEL_PADDING = 1;
+  const LINE = 16;  // a label's height (11 px type, its line height and padding) and a little air
+  const OFFSET = 5;
+  function labelPlaces(chart, spec) {
     const places = new Map();  // "dataset:index" -> {show, align, offset}
-    const range = spec.y_max || Math.max(1, ...spec.series.flatMap((s) => s.values.filter((v) => v !== null)));
-    const near = range * 0.07;
+    const horizontal = chart.options.indexAxis === "y";
+    const valueScale = chart.scales[horizontal ? "x" : "y"];
+    const categoryScale = chart.scales[horizontal ? "y" : "x"];
+    const context = chart.ctx;
+    context.save();
+    context.font = Chart.helpers.toFont(LABEL_FONT).string;
+    const taken = [];  // the boxes of the labels placed so far
+    const clear = (box) => box.top >= 0 && box.bottom <= chart.height &&
+      !taken.some((t) => t.left < box.right && box.left < t.right &&
+                         t.top < box.bottom && box.top < t.bottom);
     spec.labels.forEach((_, i) => {
       const points = [];
       spec.series.forEach((s, di) => {
@@ -127,35 +140,61 @@
         }
       });
       points.sort((a, b) => b.value - a.value || a.di - b.di);
-      let group = [];
-      const flush = () => {
-        const written = [];
-        let above = 0, below = 0;
-        for (const p of group) {
-          const twin = written.find((w) => w.decision === p.decision && w.value === p.value);
-          if (twin) {
-            places.set(p.di + ":" + i, { show: false });
-            continue;
-          }
-          const up = written.length % 2 === 0;
-          const k = up ? above++ : below++;
-          places.set(p.di + ":" + i, { show: true, align: up ? "top" : "bottom", offset: 5 + k * LINE });
-          written.push(p);
-        }
-        group = [];
-      };
+      const written = [];
       for (const p of points) {
-        if (group.length && group[group.length - 1].value - p.value > near) flush();
-        group.push(p);
+        if (written.some((w) => w.decision === p.decision && w.value === p.value)) {
+          places.set(p.di + ":" + i, { show: false });
+          continue;
+        }
+        const at = { [horizontal ? "x" : "y"]: valueScale.getPixelForValue(p.value),
+                     [horizontal ? "y" : "x"]: categoryScale.getPixelForValue(i) };
+        const half = context.measureText(p.decision).width / 2 + LABEL_PADDING;
+        const box = (up, offset) => {
+          const top = up ? at.y - offset - LINE : at.y + offset;
+          return { left: at.x - half, right: at.x + half, top, bottom: top + LINE };
+        };
+        let best = null;
+        for (const up of [true, false]) {
+          let offset = OFFSET;
+          let candidate = box(up, offset);
+          while (candidate.top >= 0 && candidate.bottom <= chart.height && !clear(candidate)) {
+            // Past the labels in the way, a pixel clear of them.
+            const inTheWay = taken.filter((t) => t.left < candidate.right && candidate.left < t.right &&
+                                                 t.top < candidate.bottom && candidate.top < t.bottom);
+            offset = 1 + (up ? at.y - Math.min(...inTheWay.map((t) => t.top))
+                             : Math.max(...inTheWay.map((t) => t.bottom)) - at.y);
+            candidate = box(up, offset);
+          }
+          if (clear(candidate) && (!best || offset < best.offset)) {
+            best = { up, offset, box: candidate };
+          }
+        }
+        // Nowhere clear (a crowded chart): beside its point all the same.
+        best = best || { up: true, offset: OFFSET, box: box(true, OFFSET) };
+        taken.push(best.box);
+        places.set(p.di + ":" + i, { show: true, align: best.up ? "top" : "bottom", offset: best.offset });
+        written.push(p);
       }
-      flush();
     });
+    context.restore();
     return places;
   }
 
   function datalabels(spec) {
-    const places = labelPlaces(spec);
-    const place = (ctx) => places.get(ctx.datasetIndex + ":" + ctx.dataIndex) || { show: false };
+    // Worked out again whenever the chart is laid out at another size.
+    let key = null;
+    let places = new Map();
+    const place = (ctx) => {
+      const chart = ctx.chart;
+      const area = chart.chartArea;
+      const now = [chart.width, chart.height, area.left, area.top, area.right, area.bottom,
+                   chart.options.indexAxis].join(",");
+      if (now !== key) {
+        key = now;
+        places = labelPlaces(chart, spec);
+      }
+      return places.get(ctx.datasetIndex + ":" + ctx.dataIndex) || { show: false };
+    };
     return {
       display: (ctx) => {
         const ds = ctx.dataset;
@@ -168,12 +207,12 @@
       },
       formatter: (_, ctx) => (ctx.dataset.decisions || [])[ctx.dataIndex] || "",
       color: (ctx) => COLOUR[group((ctx.dataset.decisions || [])[ctx.dataIndex])] || "#333",
-      font: { weight: 600, size: 11 },
+      font: LABEL_FONT,
       anchor: (ctx) => (ctx.dataset.type === "bar" ? "end" : "center"),
       align: (ctx) => (ctx.dataset.type === "bar" ? (spec.horizontal ? "right" : "top") : place(ctx).align),
       offset: (ctx) => (ctx.dataset.type === "bar" ? 2 : place(ctx).offset),
       clip: false,
-      padding: 1,
+      padding: LABEL_PADDING,
     };
   }
 
@@ -242,18 +281,54 @@
     return lines.length > 1 ? lines : lines[0];
   }
 
-  function layout(spec, canvas) {
-    const width = Math.max(canvas.parentElement.clientWidth - 70, 100);
+  function layout(spec, boxWidth) {
+    const width = Math.max(boxWidth - 70, 100);
     const n = Math.max(spec.labels.length, 1);
-    const longest = Math.max(...spec.labels.map((l) => String(l).length), 1) * FONT * 0.6;
+    const length = (text) => String(text).length * FONT * 0.6;
+    const longest = Math.max(...spec.labels.map(length), 1);
+    const longestWord = Math.max(...spec.labels.flatMap((l) => String(l).split(" ").map(length)), 1);
     // Across: each category needs its label's width, or a line's height once turned on end.
     const across = !spec.horizontal && n * (FONT + 4) <= width;
-    const turned = across && n * Math.min(longest, 90) > width;
-    return { horizontal: !across, turned, slot: width / n, rows: n };
+    // Labels wrap at spaces: they are turned on end only when a word is wider than its category.
+    const turned = across && longestWord > width / n - 6;
+    return { horizontal: !across, turned, slot: width / n, rows: n, depth: turned ? longest : 0 };
+  }
+
+  function categoryLabels(spec, shape) {
+    return spec.labels.map((l) => (shape.turned || shape.horizontal ? l : wrap(l, shape.slot - 6)));
+  }
+
+  // The canvas box: a row per category when the chart lies on its side; else the height the page
+  // gives it (charts.css), and the length of its category labels besides once they are turned on
+  // end, so that they never eat the plot.
+  function size(box, shape) {
+    box.style.removeProperty("height");
+    if (shape.horizontal) {
+      box.classList.add("chart-canvas-tall");
+      box.dataset.rows = String(shape.rows);
+      box.style.setProperty("height", Math.max(240, shape.rows * 24 + 90) + "px");
+    } else if (shape.turned) {
+      box.style.setProperty("height", box.clientHeight + Math.ceil(shape.depth) + "px");
+    }
+  }
+
+  // A resized chart (a window made narrower, a phone turned) wraps or turns its category labels
+  // again for its new width; one lying on its side stays so.
+  function refit(chart, spec) {
+    const before = chart.$shape;
+    if (!before || before.horizontal) return;
+    const shape = layout(spec, chart.canvas.parentElement.clientWidth);
+    if (shape.horizontal) return;
+    if (shape.turned === before.turned && Math.abs(shape.slot - before.slot) < 1) return;
+    chart.$shape = shape;
+    chart.data.labels = categoryLabels(spec, shape);
+    Object.assign(chart.config.options.scales.x.ticks, { maxRotation: shape.turned ? 90 : 0,
+                                                          minRotation: shape.turned ? 90 : 0 });
+    if (shape.turned !== before.turned) size(chart.canvas.parentElement, shape);
   }
 
   function config(spec, canvas) {
-    const shape = layout(spec, canvas);
+    const shape = layout(spec, canvas.parentElement.clientWidth);
     const horizontal = shape.horizontal;
     let palette = 0;
     const perGroup = {};
@@ -266,7 +341,7 @@
     });
     const value = horizontal ? "x" : "y";
     const category = horizontal ? "y" : "x";
-    const labels = spec.labels.map((l) => (shape.turned || horizontal ? l : wrap(l, shape.slot - 6)));
+    const labels = categoryLabels(spec, shape);
     const scales = {
       [category]: {
         stacked: spec.stacked, offset: true,
@@ -289,6 +364,7 @@
       plugins: window.ChartDataLabels ? [window.ChartDataLabels] : [],
       options: {
         responsive: true, maintainAspectRatio: false, animation: false,
+        onResize: (chart) => refit(chart, spec),
         indexAxis: horizontal ? "y" : "x",
         layout: { padding: { top: 18, right: horizontal ? 70 : 12, left: 4, bottom: 4 } },
         interaction: { mode: "nearest", intersect: false, axis: category },
@@ -318,15 +394,10 @@
     if (!canvas || !data || Chart.getChart(canvas)) return;
     const spec = JSON.parse(data.textContent);
     const settings = config(spec, canvas);
-    const box = canvas.parentElement;
-    if (settings.shape.horizontal) {
-      // On its side: a row per category, however many there are.
-      box.classList.add("chart-canvas-tall");
-      box.dataset.rows = String(settings.shape.rows);
-      box.style.setProperty("height", Math.max(240, settings.shape.rows * 24 + 90) + "px");
-    }
+    size(canvas.parentElement, settings.shape);
     const chart = new Chart(canvas, settings);
     chart.$spec = spec;  // what it was drawn from (read by the browser tests)
+    chart.$shape = settings.shape;
     charts.add(chart);
     figure.dataset.drawn = "true";
     figure.dataset.orientation = settings.shape.horizontal ? "horizontal" : "vertical";
