@@ -117,6 +117,7 @@ def test_the_demos_three_documented_outcomes_hold(default_agents, question, deci
     assert (debate.decision, debate.consensus_type) == (decision, consensus)
 
 
+@pytest.mark.django_db  # `check` reads the server's version (generated columns)
 def test_production_refuses_the_offline_model_as_default(settings):
     settings.DEBATE_ALLOW_OFFLINE_MODEL = False
     settings.DEBATE_DEFAULT_MODEL = "offline/heuristic-demo"

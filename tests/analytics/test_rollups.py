@@ -332,6 +332,10 @@ def test_rollups_count_days_in_the_time_zone_they_were_built_in(settings):
     debates = [make_debate(rng, schedules=[], now=timezone.now()) for _ in range(30)]
     for debate in debates:
         finish(rng, debate)
+    # Built in the server's zone (as the migration leaves it; a test that empties the tables
+    # may have removed its state), then the server's zone changes.
+    rollups.rebuild()
+    assert rollups.problem() == ""
     settings.TIME_ZONE = "Pacific/Auckland"
     assert "time zone" in rollups.problem()
     rollups.rebuild()
