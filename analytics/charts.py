@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from analytics import selectors
+from analytics import labelled, selectors
 from analytics.selectors import Filters
 from protocols import PROTOCOLS
 from protocols.charts import GROUPS, ChartSpec, Series, decision_group
@@ -180,57 +180,6 @@ def _pct(part: int, whole: int) -> str:
     return f"{part / whole:.0%}" if whole else "n/a"
 
 
-def agreement_with_reviewers(filters: Filters, memo: dict | None = None) -> ChartSpec:
-    found = selectors.agreement_with_reviewers(filters)
-    keys = ["", *sorted(k for k in found if k)]
-    figures = [found[k] for k in keys]
-    overall = found[""]
-    return ChartSpec(
-        id="ground-truth",
-        title="Agreement with reviewers: debate, majority vote, single agent",
-        kind="bar",
-        labels=[k or "all" for k in keys],
-        series=[
-            Series(
-                "debate", [_rate(f["debate_agreed"], f["resolved"]) for f in figures], kind="bar"
-            ),
-            Series(
-                "majority vote",
-                [_rate(f["majority_agreed"], f["resolved"]) for f in figures],
-                kind="bar",
-            ),
-            Series(
-                "single agent",
-                [_rate(f["single_agreed"], f["single_answers"]) for f in figures],
-                kind="bar",
-            ),
-            Series(
-                "labelled debates (n)", [f["resolved"] for f in figures], hidden=True, percent=False
-            ),
-            Series(
-                "single answers (n)",
-                [f["single_answers"] for f in figures],
-                hidden=True,
-                percent=False,
-            ),
-            Series(
-                "override rate",
-                [_rate(f["resolved"] - f["debate_agreed"], f["resolved"]) for f in figures],
-                hidden=True,
-            ),
-        ],
-        y_title="agreement with the reviewers' verdict",
-        y_max=1,
-        percent=True,
-        by_label=True,
-        row_heading="protocol",
-        description=(
-            f"{overall['resolved']} debates in the range labelled by reviewers (the verdict of a "
-            "resolved review: the decision upheld, or the reviewer's own)."
-        ),
-    )
-
-
 def position_changes(filters: Filters, memo: dict | None = None) -> ChartSpec:
     found = selectors.position_changes(filters)
     agents = sorted(found, key=lambda a: (-found[a]["changed"], a))
@@ -381,7 +330,9 @@ CHARTS = [
     Chart("decisions-by-schedule", decisions_by_schedule),
     Chart("agreement", agreement_distribution),
     Chart("review-rates", review_rates),
-    Chart("ground-truth", agreement_with_reviewers),
+    Chart("ground-truth", labelled.agreement_with_reviewers),
+    Chart("debate-changed", labelled.debate_changed),
+    Chart("calibration", labelled.calibration),
     Chart("position-changes", position_changes),
     Chart("cost-over-time", cost_over_time),
     Chart("tokens-over-time", tokens_over_time),

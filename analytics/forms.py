@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django import forms
+from django.http import QueryDict
 from django.utils import timezone
 
 from analytics.charts import protocol_choices
@@ -11,6 +12,9 @@ from schedules.models import DebateSchedule
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 3 * 366
+#: The relative ranges offered above the charts: (label, days ending today). Figures are by
+#: day, so the last 24 hours are the two days they span: yesterday and today.
+RELATIVE_RANGES = (("Last 24 h", 2), ("Last 7 days", 7), ("Last 30 days", 30))
 
 
 class AnalyticsFilterForm(forms.Form):
@@ -67,3 +71,17 @@ class AnalyticsFilterForm(forms.Form):
             schedule_id=data["schedule"].pk if data.get("schedule") else None,
             model=(data.get("model") or "").strip(),
         )
+
+
+def relative_ranges(query: QueryDict, filters: Filters | None) -> list[tuple[str, str, bool]]:
+    """Each relative range as (label, the page's address with its dates, whether it is the range
+    shown): the other filters are kept."""
+    today = timezone.localdate()
+    found = []
+    for label, days in RELATIVE_RANGES:
+        since = today - dt.timedelta(days=days - 1)
+        params = query.copy()
+        params["since"], params["until"] = since.isoformat(), today.isoformat()
+        current = filters is not None and (filters.since, filters.until) == (since, today)
+        found.append((label, f"?{params.urlencode()}", current))
+    return found

@@ -22,24 +22,17 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from analytics.models import DailyAgents, DailyDebates, DailyOutcomes, DebateCount, RollupState
+from debates import outcomes
 from debates.models import Debate
 
 #: What a labelled debate did, judged by the reviewers' verdict, against the majority vote of the
-#: agents' independent answers (`Debate.majority_decision`): kept its answer (right or wrong),
-#: turned a wrong majority right ("fixed"), turned a right majority wrong ("broke"), or changed
-#: a wrong one into another wrong answer; without a majority vote, only right or wrong.
-KEPT_RIGHT = "kept_right"
-KEPT_WRONG = "kept_wrong"
-FIXED = "fixed"
-BROKE = "broke"
-CHANGED_WRONG = "changed_wrong"
-RIGHT_ALONE = "right_alone"
-WRONG_ALONE = "wrong_alone"
-VERDICTS = (KEPT_RIGHT, FIXED, BROKE, KEPT_WRONG, CHANGED_WRONG, RIGHT_ALONE, WRONG_ALONE)
+#: agents' independent answers: named once, in `debates.outcomes`, whose list filter selects the
+#: same debates as these figures count.
+VERDICTS = tuple(outcomes.OUTCOMES)
 #: The verdicts where the debate's own decision was right.
-RIGHT = (KEPT_RIGHT, FIXED, RIGHT_ALONE)
+RIGHT = outcomes.RIGHT
 #: The verdicts where the majority vote was right.
-MAJORITY_RIGHT = (KEPT_RIGHT, BROKE)
+MAJORITY_RIGHT = (outcomes.KEPT_RIGHT, outcomes.BROKE)
 
 FINISHED = (Debate.Status.COMPLETED, Debate.Status.FAILED)
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from analytics import rollups
 from analytics.charts import BY_ID, CHARTS
-from analytics.forms import AnalyticsFilterForm
+from analytics.forms import AnalyticsFilterForm, relative_ranges
 from api import csv_export
 from reviews.agreement import agreement_report
 
@@ -33,7 +33,8 @@ def analytics(request):
         return refused
     form = AnalyticsFilterForm(request.GET or None)
     if form.is_bound and not form.is_valid():
-        return render(request, "analytics/page.html", {"form": form, "charts": []}, status=400)
+        context = {"form": form, "charts": [], "ranges": relative_ranges(request.GET, None)}
+        return render(request, "analytics/page.html", context, status=400)
     if not form.is_bound:
         form = AnalyticsFilterForm({})
         form.is_valid()
@@ -51,6 +52,7 @@ def analytics(request):
         {
             "form": form,
             "filters": filters,
+            "ranges": relative_ranges(request.GET, filters),
             "charts": charts,
             "known_models": models,
             "agreement": agreement_report(),

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from agents import routing
+from debates import outcomes
 from debates.default_protocol import default_protocol
 from debates.models import Debate
 from protocols import PROTOCOLS, OptionError, effective_options
@@ -186,6 +187,29 @@ class DebateFilterForm(forms.Form):
         help_text="Inclusive.",
         widget=forms.DateInput(attrs={"type": "date"}),
     )
+    # As the analytics page counts labelled debates (its charts link here with them).
+    outcome = forms.ChoiceField(
+        required=False,
+        label="Review outcome",
+        choices=[("", "Any outcome"), *outcomes.OUTCOMES.items()],
+    )
+    confidence = forms.TypedChoiceField(
+        required=False,
+        label="Confidence",
+        coerce=int,
+        empty_value=None,
+        choices=[
+            ("", "Any confidence"),
+            *((b, outcomes.band_label(b)) for b in range(outcomes.CONFIDENCE_BANDS)),
+        ],
+    )
+    model = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Model",
+        widget=forms.TextInput(attrs={"placeholder": "Any model"}),
+    )
+    schedule = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -218,6 +242,10 @@ class DebateFilterForm(forms.Form):
             "review_status": None if not review else ("" if review == "none" else review),
             "created_after": _day_start(after) if after else None,
             "created_before": _day_start(before + timedelta(days=1)) if before else None,
+            "outcome": data.get("outcome", ""),
+            "confidence_band": data.get("confidence"),
+            "schedule_id": data.get("schedule"),
+            "model": (data.get("model") or "").strip(),
         }
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Value
+from django.db.models import CharField, Exists, OuterRef, Prefetch, QuerySet, Value
 from django.db.models.functions import Cast, Concat
 
 from agents.gateway import OFFLINE_NOTICE
 from agents.routing import is_offline_model
+from debates import outcomes
 from debates.baselines import baselines_view
 from debates.live import VERSION_FIELDS, DebateSoFar, arrange, version_of
 from debates.models import (
@@ -125,9 +126,15 @@ def debate_list(
     created_after=None,
     created_before=None,
     search: str = "",
+    outcome: str = "",
+    confidence_band: int | None = None,
+    schedule_id: int | None = None,
+    model: str = "",
 ) -> QuerySet[Debate]:
     """The debates `user` may see, filtered. `decision` is the effective decision (a reviewer's
-    override, else the rules'); `machine_decision` is the rules' own."""
+    override, else the rules'); `machine_decision` is the rules' own. `outcome` and
+    `confidence_band` are as the analytics page counts them (`debates.outcomes`); `model`
+    keeps the debates with at least one call that model answered."""
     qs = debates_visible_to(user).select_related("created_by")
     if status:
         qs = qs.filter(status=status)
@@ -147,6 +154,14 @@ def debate_list(
         qs = qs.filter(created_at__lt=created_before)
     if search:
         qs = qs.filter(query__icontains=search)
+    if outcome:
+        qs = outcomes.with_outcome(qs, outcome)
+    if confidence_band is not None:
+        qs = outcomes.with_confidence_band(qs, confidence_band)
+    if schedule_id:
+        qs = qs.filter(schedule_id=schedule_id)
+    if model:
+        qs = qs.filter(Exists(LLMCall.objects.filter(debate=OuterRef("pk"), model=model)))
     return qs
 
 

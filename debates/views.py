@@ -58,7 +58,7 @@ def debate_list(request):
         {
             "page": page,
             "form": form,
-            "filtered": form.is_bound and any(form.filters().values()),
+            "filtered": form.is_bound and any(v not in ("", None) for v in form.filters().values()),
             # Read once for the page, not once per row.
             "reads_every_debate": request.user.has_perm("debates.view_debate"),
         },

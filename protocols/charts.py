@@ -35,6 +35,14 @@ class Series:
     reference: bool = False
     hidden: bool = False  # in the table and the CSV only
     percent: bool | None = None  # None: as the chart says
+    # Shares: each value is `counts[i]` of `totals[i]`, with its 95% interval (low, high).
+    counts: list[int | None] = field(default_factory=list)
+    totals: list[int | None] = field(default_factory=list)
+    intervals: list[tuple[float, float] | None] = field(default_factory=list)
+    #: Per value, the page listing what it counts ("" for none): a click on the bar opens it.
+    links: list[str] = field(default_factory=list)
+    #: A reference drawn as one straight line through its values, across the whole chart.
+    straight: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -43,7 +51,22 @@ class Series:
             "decisions": self.decisions,
             "kind": self.kind,
             "reference": self.reference,
+            "counts": self.counts,
+            "totals": self.totals,
+            "intervals": [list(i) if i else None for i in self.intervals],
+            "links": self.links,
+            "straight": self.straight,
         }
+
+    def share_note(self, index: int) -> str:
+        """A share's count, n and interval in words (3 of 12; 95% interval 9% to 53%), or ""."""
+        if index >= len(self.totals) or not self.totals[index]:
+            return ""
+        note = f"{self.counts[index]} of {self.totals[index]}"
+        interval = self.intervals[index] if index < len(self.intervals) else None
+        if interval:
+            note += f"; 95% interval {interval[0]:.0%} to {interval[1]:.0%}"
+        return note
 
 
 @dataclass
@@ -65,6 +88,7 @@ class ChartSpec:
     decimals: int = 2
     row_heading: str = ""
     by_label: bool = False
+    intro: str = ""  # what the chart means, said above it
 
     @property
     def json_id(self) -> str:
@@ -91,6 +115,8 @@ class ChartSpec:
             return decision or "–"
         percent = self.percent if series.percent is None else series.percent
         shown = f"{value:.0%}" if percent else _number(value, self.decimals)
+        if note := series.share_note(index):
+            shown = f"{shown} ({note})"
         return f"{decision} {shown}" if decision else shown
 
     @property
@@ -116,32 +142,65 @@ class ChartSpec:
         return [(s.label, [self.cell(s, i) for i in range(len(self.labels))]) for s in self.series]
 
     @property
+    def table(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """`rows`, each cell with the link of its value ("" for none)."""
+        if self.by_label:
+            return [
+                (label, [(self.cell(s, i), _at(s.links, i)) for s in self.series])
+                for i, label in enumerate(self.labels)
+            ]
+        return [
+            (s.label, [(self.cell(s, i), _at(s.links, i)) for i in range(len(self.labels))])
+            for s in self.series
+        ]
+
+    @property
     def columns(self) -> list[str]:
         return [s.label for s in self.series] if self.by_label else list(self.labels)
 
     def csv_rows(self) -> list[list]:
         """The table with raw numbers (decisions, where a point has one, in a column of their
-        own after each series)."""
+        own after each series; a share's count, n and 95% interval likewise)."""
         header = [self.row_heading or ("" if self.by_label else "series")]
-        with_decisions = [bool(any(s.decisions)) for s in self.series]
         if self.by_label:
-            for s, decided in zip(self.series, with_decisions, strict=True):
-                header += [s.label, f"{s.label} (decision)"] if decided else [s.label]
+            for s in self.series:
+                header += [s.label, *(f"{s.label} ({name})" for name, _ in _extras(s))]
             out = [header]
             for i, label in enumerate(self.labels):
                 row = [label]
-                for s, decided in zip(self.series, with_decisions, strict=True):
-                    row.append(_raw(s.values, i))
-                    if decided:
-                        row.append(s.decisions[i] if i < len(s.decisions) else "")
+                for s in self.series:
+                    row += [_raw(s.values, i), *(_raw(values, i) for _, values in _extras(s))]
                 out.append(row)
             return out
         out = [header + list(self.labels)]
         for s in self.series:
             out.append([s.label] + [_raw(s.values, i) for i in range(len(self.labels))])
-            if any(s.decisions):
-                out.append([f"{s.label} (decision)"] + list(s.decisions))
+            for name, values in _extras(s):
+                out.append(
+                    [f"{s.label} ({name})"] + [_raw(values, i) for i in range(len(self.labels))]
+                )
         return out
+
+
+def _extras(series: Series) -> list[tuple[str, list]]:
+    """What the CSV adds after a series' values: its decisions, and a share's count, n and
+    interval."""
+    extras: list[tuple[str, list]] = []
+    if any(series.decisions):
+        extras.append(("decision", series.decisions))
+    if series.totals:
+        bounds = [i or (None, None) for i in series.intervals]
+        extras += [
+            ("count", series.counts),
+            ("n", series.totals),
+            ("95% low", [b[0] for b in bounds]),
+            ("95% high", [b[1] for b in bounds]),
+        ]
+    return extras
+
+
+def _at(values: list, index: int):
+    return values[index] if index < len(values) else ""
 
 
 #: Colour groups of the page's decision colours (`templates/base.html`), and the shape each is

@@ -5,8 +5,11 @@
 // Decisions keep the page's colours (ACT / SUPPORT / BUY green, WARN / HOLD / UNCERTAIN amber,
 // REFUSE / OPPOSE / SELL red) and never rely on colour alone: each has its own point shape
 // (circle, triangle, diamond) or bar pattern (solid, stripes, cross-hatch) and a text label.
+// A bar that is a share (k of n) carries its 95% interval, drawn as an error bar, and may carry
+// a link to the debates it counts: a click on the bar opens it (the table links the same).
 // The debate page re-renders its live part as a debate runs and then sends
-// "debate-live:update"; the charts in the new part are drawn then, the old ones let go.
+// "debate-live:update" (the analytics page "charts:update" when it refreshes its charts); the
+// charts in the new part are drawn then, the old ones let go.
 (() => {
   "use strict";
   if (typeof window.Chart === "undefined") return;
@@ -27,6 +30,8 @@
   const DASHES = [[], [7, 4], [2, 3], [10, 4, 2, 4]];
   const REFERENCE = "#333";
 
+  // Shares' intervals and links (static/charts/shares.js), on the pages that load it.
+  const Shares = window.ChartShares || null;
   const charts = new Set();
   window.debateCharts = { drawn: 0 };
 
@@ -92,6 +97,8 @@
       return {
         type: "bar", label: series.label, data: series.values, backgroundColor: fills,
         borderColor: borders, borderWidth: 1.5, decisions,
+        intervals: series.intervals || [], links: series.links || [],
+        counts: series.counts || [], totals: series.totals || [],
       };
     }
     return {
@@ -229,7 +236,16 @@
       const category = spec.horizontal ? "y" : "x";
       const line = { type: "line", borderColor: REFERENCE, borderWidth: 2, borderDash: [6, 4],
                      drawTime: "afterDatasetsDraw" };
-      if (values.every((v) => v === values[0])) {
+      if (s.straight && s.values.length > 1) {
+        // One line through every value, from the near edge of the first category to the far
+        // edge of the last (half a step beyond each end value).
+        const last = s.values.length - 1;
+        const step = (s.values[last] - s.values[0]) / last;
+        annotations["reference-" + si] = {
+          ...line, [category + "Min"]: -0.5, [category + "Max"]: last + 0.5,
+          [value + "Min"]: s.values[0] - step / 2, [value + "Max"]: s.values[last] + step / 2,
+        };
+      } else if (values.every((v) => v === values[0])) {
         annotations["reference-" + si] = { ...line, [value + "Min"]: values[0], [value + "Max"]: values[0] };
       } else {
         s.values.forEach((v, i) => {
@@ -361,10 +377,12 @@
     return {
       type: spec.kind === "bar" ? "bar" : "line",
       data: { labels, datasets },
-      plugins: window.ChartDataLabels ? [window.ChartDataLabels] : [],
+      plugins: [Shares && Shares.plugin, window.ChartDataLabels].filter(Boolean),
       options: {
         responsive: true, maintainAspectRatio: false, animation: false,
         onResize: (chart) => refit(chart, spec),
+        onClick: (event, _, chart) => Shares && Shares.follow(chart, event),
+        onHover: (event, _, chart) => Shares && Shares.hover(chart, event),
         indexAxis: horizontal ? "y" : "x",
         layout: { padding: { top: 18, right: horizontal ? 70 : 12, left: 4, bottom: 4 } },
         interaction: { mode: "nearest", intersect: false, axis: category },
@@ -378,8 +396,10 @@
               label(ctx) {
                 const decision = (ctx.dataset.decisions || [])[ctx.dataIndex];
                 const raw = horizontal ? ctx.parsed.x : ctx.parsed.y;
-                return `${ctx.dataset.label}: ${decision ? decision + " " : ""}${format(spec, raw)}`;
+                return `${ctx.dataset.label}: ${decision ? decision + " " : ""}${format(spec, raw)}` +
+                  (Shares ? Shares.note(ctx.dataset, ctx.dataIndex) : "");
               },
+              footer: (items) => (Shares ? Shares.footer(items) : ""),
             },
           },
         },
@@ -415,6 +435,7 @@
   }
 
   document.addEventListener("debate-live:update", drawAll);
+  document.addEventListener("charts:update", drawAll);
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);
   } else {

@@ -61,7 +61,7 @@ def test_charts_of_debates_run_by_a_worker_are_drawn_and_fit_a_phone(
     log_in(page, live_server.url, "ana")
     page.click("header.site >> text=Analytics")
     page.wait_for_url(f"{live_server.url}{reverse('analytics:page')}")
-    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 11")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 13")
 
     drawn = page.evaluate(DRAWN, "decisions-by-protocol")
     seen = {
@@ -82,7 +82,7 @@ def test_charts_of_debates_run_by_a_worker_are_drawn_and_fit_a_phone(
     page.select_option("#id_protocol", "round_robin")
     page.click("button:has-text('Show')")
     page.wait_for_url("**/analytics/?*protocol=round_robin*")
-    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 11")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 13")
     assert page.evaluate(DRAWN, "decisions-by-protocol")["labels"] == ["round_robin"]
     page.locator("#chart-decisions-by-protocol summary").click()
     assert "HOLD" in page.locator("#chart-decisions-by-protocol table").inner_text()
@@ -97,12 +97,12 @@ def test_charts_of_debates_run_by_a_worker_are_drawn_and_fit_a_phone(
     page = phone.new_page()
     log_in(page, live_server.url, "ana")
     page.goto(f"{live_server.url}{reverse('analytics:page')}")
-    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 11")
+    page.wait_for_function("window.debateCharts && window.debateCharts.drawn === 13")
     found = page.evaluate(MEASURE)
     assert found["overflow"] <= 0 and found["overlaps"] == [], found
     widths = page.evaluate(
         "[...document.querySelectorAll('figure.chart canvas')].map((c) => c.clientWidth)"
     )
-    assert len(widths) == 11 and all(200 < w <= 390 for w in widths)
+    assert len(widths) == 13 and all(200 < w <= 390 for w in widths)
     page.screenshot(path=artifacts_dir / "analytics-390.png", full_page=True)
     phone.close()

@@ -119,7 +119,7 @@ def test_staff_see_every_chart_with_numbers_from_the_stored_debates(staff_client
     changes = series_of(chart_data(response, "position-changes"))
     assert sum(changes["changed position"]) >= 1  # Utility changes ACT -> REFUSE on the hack
     ground_truth = chart_data(response, "ground-truth")
-    assert ground_truth["labels"][0] == "all"
+    assert ground_truth["labels"][0] == "all (n=1)"
     assert series_of(ground_truth)["debate"][0] == 0.0  # the one labelled debate was overridden
     assert "offline" in " ".join(chart_data(response, "cost-by-model")["labels"])
     # Every chart has its CSV link with the page's filters.
@@ -226,13 +226,15 @@ def test_the_page_reads_10000_debates_in_a_bounded_number_of_queries(
 ):
     bulk.seed(10_000, schedule=schedule)
     # 4 for the session and user, 10 for the charts, 1 for the reviewers' agreement (no
-    # verdicts here), 1 for the roll-ups' state.
-    with django_assert_max_num_queries(16):
+    # verdicts here), 1 for the roll-ups' state; then 1 for "What the debate changed" (the
+    # labelled debates per protocol and outcome) and 1 for "Calibration" (per confidence band
+    # and whether upheld), both summed from the daily roll-ups.
+    with django_assert_max_num_queries(18):
         response = staff_client.get(URL)
     assert response.status_code == 200
     by_protocol = series_of(chart_data(response, "decisions-by-protocol"))
     assert sum(sum(v) for v in by_protocol.values()) == 10_000 - 200  # 1 in 50 failed
-    with django_assert_max_num_queries(17):
+    with django_assert_max_num_queries(19):
         response = staff_client.get(URL, {"schedule": schedule.pk, "model": bulk.MODELS[0]})
     assert response.status_code == 200
     by_schedule = series_of(chart_data(response, "decisions-by-schedule"))
