@@ -9,6 +9,7 @@ from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS
 
 from agents import gateway, spending
 from agents.errors import BudgetStop, LLMError, failure_text
@@ -18,13 +19,30 @@ from debates import events, webhooks
 from debates.models import Debate, LLMCall, Participant, Round
 from debates.reviewing.items import failure_items_close_for_rerun, review_item_for_failure
 from debates.specs import participant_spec
-from debates.storage import DebateStore, participants_from_claim, totals_of
+from debates.storage import DebateStore
+from debates.totals import totals_of
 from protocols import ProtocolError, get_protocol
 from protocols.base import CallRequest, Results
 from reviews.models import ReviewItem
 from runs import lifecycle
 
 logger = logging.getLogger(__name__)
+
+
+def participants_from_claim(debate: Debate) -> list[Participant]:
+    """The debate's participants in position order, as its claim returned them (JSON rows,
+    read as the ORM reads its columns)."""
+    fields = Participant._meta.concrete_fields
+    found = []
+    for row in debate.participant_rows:
+        p = Participant.from_db(
+            DEFAULT_DB_ALIAS,
+            [f.attname for f in fields],
+            [f.to_python(row[f.column]) for f in fields],
+        )
+        Participant.debate.field.set_cached_value(p, debate)
+        found.append(p)
+    return found
 
 
 class DebateWork(lifecycle.Work):

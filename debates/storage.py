@@ -25,53 +25,12 @@ from debates.reviewing.items import (
     outcome_item_parts,
     review_items_for_debate,
 )
+from debates.totals import totals_sql
 from protocols import defense
 from protocols.base import CallRequest, ChallengeReply, Outcome, Results
 from runs import lifecycle
 
 logger = logging.getLogger(__name__)
-
-
-#: What a debate's totals add up, over its calls: their replies, and their attempts counted at
-#: their most (`lost_*`: cut off at the timeout, or in flight when a worker died).
-TOTALS = {
-    "tokens_in": "tokens_in + lost_tokens_in",
-    "tokens_out": "tokens_out + lost_tokens_out",
-    "cost_usd": "cost_usd + lost_cost_usd",
-}
-
-
-def totals_sql(debate_id) -> dict[str, tuple[str, list[Any]]]:
-    """The debate's totals (`TOTALS`) as SQL by field, every call the debate made so far."""
-    table = LLMCall._meta.db_table
-    return {
-        name: (f"(SELECT COALESCE(SUM({added}), 0) FROM {table} WHERE debate_id = %s)", [debate_id])
-        for name, added in TOTALS.items()
-    }
-
-
-def totals_of(debate_id) -> None:
-    """Store the debate's totals (a failed debate's: what it spent reads as for a completed
-    one, in the API, the analytics and the metrics). One statement."""
-    one_statement.execute(
-        [one_statement.update("d", Debate, debate_id, {}, raw=totals_sql(debate_id))], "SELECT 1"
-    )
-
-
-def participants_from_claim(debate: Debate) -> list[Participant]:
-    """The debate's participants in position order, as its claim returned them (JSON rows,
-    read as the ORM reads its columns)."""
-    fields = Participant._meta.concrete_fields
-    found = []
-    for row in debate.participant_rows:
-        p = Participant.from_db(
-            DEFAULT_DB_ALIAS,
-            [f.attname for f in fields],
-            [f.to_python(row[f.column]) for f in fields],
-        )
-        Participant.debate.field.set_cached_value(p, debate)
-        found.append(p)
-    return found
 
 
 class DebateStore:

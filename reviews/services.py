@@ -11,16 +11,22 @@ nothing. Opening items is `reviews.queueing`.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 import audit
 from reviews import assignment, subjects
-from reviews.events import ReviewConflict, conflict_if_taken, record, user_name
+from reviews.events import ReviewConflict, conflict_if_taken, record
+from reviews.guards import (
+    lock_item,
+    refuse_own_later_review,
+    require_note,
+    require_staff,
+    subject_of,
+)
+from reviews.holding import review_assign, review_claim, review_release, review_take
 from reviews.models import ReviewerVerdict, ReviewEvent, ReviewItem
 from reviews.queueing import review_status_sync
 
@@ -36,52 +42,6 @@ __all__ = [
     "review_resolve",
     "review_take",
 ]
-
-
-WORK_QUEUE = "reviews.change_reviewitem"
-
-
-def _require_staff(user) -> None:
-    """Working the queue takes the permission `reviews.change_reviewitem` (role Reviewer)."""
-    if not (user and user.is_authenticated and user.is_active and user.has_perm(WORK_QUEUE)):
-        raise PermissionDenied(
-            "Working the review queue needs the Reviewer role "
-            "(permission reviews.change_reviewitem)."
-        )
-
-
-def _require_note(note: str | None, action: str) -> str:
-    note = (note or "").strip()
-    if not note:
-        raise ValidationError({"note": f"A note is required to {action}: say why."})
-    return note
-
-
-class Subject(NamedTuple):
-    """What an item is about, and the id of the group its actions lock."""
-
-    kind: subjects.ReviewSubject
-    group_id: Any
-
-
-def _subject_of(item_id) -> Subject:
-    kinds = subjects.all_subjects()
-    keys = [f"{kind.name}_id" for kind in kinds]
-    groups = list(dict.fromkeys(kind.group for kind in kinds))
-    row = ReviewItem.objects.filter(pk=item_id).values_list(*keys, *groups).first()
-    if row is None:
-        raise ReviewItem.DoesNotExist(f"There is no review item #{item_id}.")
-    values = dict(zip(keys + groups, row, strict=True))
-    for kind, key in zip(kinds, keys, strict=True):
-        if values[key] is not None:
-            return Subject(kind, values[kind.group])
-    raise ReviewItem.DoesNotExist(f"Review item #{item_id} is about nothing this service knows.")
-
-
-def _lock_item(item_id) -> ReviewItem:
-    # No join here: after waiting for the lock, PostgreSQL returns the item's latest version
-    # but a joined row may still be the one read before the wait.
-    return ReviewItem.objects.select_for_update().get(pk=item_id)
 
 
 def _close(
@@ -115,126 +75,6 @@ def _close(
         ]
     )
     return previous
-
-
-def _refuse_own_later_review(item: ReviewItem, user) -> None:
-    """A second review or an adjudication comes from someone who has not reviewed the item."""
-    if item.stage != ReviewItem.Stage.FIRST and item.verdicts.filter(reviewer=user).exists():
-        raise ReviewConflict(
-            f"You reviewed item #{item.pk} already; its {item.get_stage_display().lower()} "
-            "must come from another reviewer."
-        )
-
-
-@transaction.atomic
-def review_claim(*, item_id, user) -> ReviewItem:
-    """Assign an open item to `user`. Claiming an item you already hold changes nothing."""
-    _require_staff(user)
-    item = _lock_item(item_id)
-    if item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk:
-        return item
-    conflict_if_taken(item, user)
-    _refuse_own_later_review(item, user)
-    previous = item.status
-    item.status = ReviewItem.Status.CLAIMED
-    item.assignee = user
-    item.claimed_at = timezone.now()
-    item.save(update_fields=["status", "assignee", "claimed_at"])
-    record(item, actor=user, action=ReviewEvent.Action.CLAIMED, from_status=previous)
-    return item
-
-
-@transaction.atomic
-def review_take(*, item_id, user) -> ReviewItem:
-    """Claim an open item whatever it is assigned to (it becomes `user`'s). An item someone
-    holds is theirs until they release it."""
-    _require_staff(user)
-    item = _lock_item(item_id)
-    if item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk:
-        return item
-    conflict_if_taken(item, user, taking=True)
-    _refuse_own_later_review(item, user)
-    previous, before = item.status, item.assignee
-    item.status = ReviewItem.Status.CLAIMED
-    item.assignee = user
-    item.claimed_at = timezone.now()
-    item.save(update_fields=["status", "assignee", "claimed_at"])
-    taken = {} if before is None or before.pk == user.pk else {"taken_from": user_name(before)}
-    record(item, actor=user, action=ReviewEvent.Action.CLAIMED, from_status=previous, data=taken)
-    return item
-
-
-@transaction.atomic
-def review_assign(*, item_id, user, assignee) -> ReviewItem:
-    """Assign an open item to `assignee` (a user who may work the queue; None: nobody), without
-    claiming it. A claimed item is its holder's until they release it."""
-    _require_staff(user)
-    if assignee is not None and not (assignee.is_active and assignee.has_perm(WORK_QUEUE)):
-        raise ValidationError(
-            {"assignee": f"{user_name(assignee)} cannot work the review queue (role Reviewer)."}
-        )
-    item = _lock_item(item_id)
-    if item.status != ReviewItem.Status.OPEN:
-        raise ReviewConflict(
-            f"Review item #{item.pk} is {item.status}"
-            + (f" by {user_name(item.assignee)}" if item.assignee_id else "")
-            + "; only an open item is assigned."
-        )
-    if assignee is not None and item.verdicts.filter(reviewer=assignee).exists():
-        raise ValidationError(
-            {
-                "assignee": f"{user_name(assignee)} reviewed this item already; its "
-                f"{item.get_stage_display().lower()} must come from someone else."
-            }
-        )
-    before = item.assignee
-    if (before.pk if before else None) == (assignee.pk if assignee else None):
-        return item
-    item.assignee = assignee
-    item.save(update_fields=["assignee"])
-    record(
-        item,
-        actor=user,
-        action=ReviewEvent.Action.ASSIGNED,
-        from_status=item.status,
-        data={
-            "from": before.get_username() if before else None,
-            "to": assignee.get_username() if assignee else None,
-            "by": "reassign",
-        },
-    )
-    return item
-
-
-@transaction.atomic
-def review_release(*, item_id, user, note: str = "") -> ReviewItem:
-    """Hand a claimed item back to the queue. Its holder may; so may a superuser."""
-    _require_staff(user)
-    item = _lock_item(item_id)
-    if item.status != ReviewItem.Status.CLAIMED:
-        raise ReviewConflict(
-            f"Review item #{item.pk} is {item.status}, not claimed; there is nothing to release."
-        )
-    if item.assignee_id != user.pk and not user.is_superuser:
-        raise ReviewConflict(
-            f"Review item #{item.pk} is claimed by {user_name(item.assignee)}; only they (or a "
-            "superuser) can release it."
-        )
-    holder = item.assignee
-    item.status = ReviewItem.Status.OPEN
-    item.assignee = None
-    item.claimed_at = None
-    item.save(update_fields=["status", "assignee", "claimed_at"])
-    data = {} if holder is None or holder.pk == user.pk else {"released_from": user_name(holder)}
-    record(
-        item,
-        actor=user,
-        action=ReviewEvent.Action.RELEASED,
-        from_status=ReviewItem.Status.CLAIMED,
-        note=(note or "").strip(),
-        data=data,
-    )
-    return item
 
 
 def _confirm(item: ReviewItem, user, guard: subjects.Guard, confirmed: bool, note: str) -> None:
@@ -300,7 +140,7 @@ def _later_review_allowed(item: ReviewItem, user, stage: str | None) -> None:
         )
     if item.stage == ReviewItem.Stage.FIRST:
         return
-    _refuse_own_later_review(item, user)
+    refuse_own_later_review(item, user)
     holds = item.status == ReviewItem.Status.CLAIMED and item.assignee_id == user.pk
     if stage is None and not holds:
         raise ReviewConflict(
@@ -329,12 +169,12 @@ def _resolve(
     a veto override outside double review with `REVIEW_VETO_OVERRIDE_APPROVAL` off, which takes
     effect at once and is then reviewed again.
     """
-    subject = _subject_of(item_id)
+    subject = subject_of(item_id)
     refusal = subject.kind.refusal(verdict)
     if refusal:
         raise ValidationError(refusal)
     locked = subject.kind.lock(subject.group_id)
-    item = _lock_item(item_id)
+    item = lock_item(item_id)
     conflict_if_taken(item, user)
     _later_review_allowed(item, user, stage)
     stage = item.stage
@@ -441,8 +281,8 @@ def review_resolve(
     `confirm_veto_override` (see `_confirm`); a second review or an adjudication takes holding
     the item or naming it (`stage`; see `_later_review_allowed`).
     """
-    _require_staff(user)
-    note = _require_note(note, "resolve")
+    require_staff(user)
+    note = require_note(note, "resolve")
     verdicts = (ReviewItem.Verdict.UPHOLD, ReviewItem.Verdict.OVERRIDE)
     if verdict not in verdicts:
         raise ValidationError({"verdict": "Choose a verdict: uphold or override."})
@@ -461,8 +301,8 @@ def review_resolve(
 def review_keep(*, item_id, user, choice: str, note: str, stage: str | None = None) -> ReviewItem:
     """Close an item with the value to keep (`choice`, e.g. ``finding:<id>`` or ``use_both``
     for a contradiction; see `contradictions.reviewing`)."""
-    _require_staff(user)
-    note = _require_note(note, "resolve")
+    require_staff(user)
+    note = require_note(note, "resolve")
     return _resolve(
         item_id=item_id,
         user=user,
@@ -476,11 +316,11 @@ def review_keep(*, item_id, user, choice: str, note: str, stage: str | None = No
 @transaction.atomic
 def review_dismiss(*, item_id, user, note: str) -> ReviewItem:
     """Close an item that needs no verdict (e.g. a false alarm), saying why."""
-    _require_staff(user)
-    note = _require_note(note, "dismiss")
-    subject = _subject_of(item_id)
+    require_staff(user)
+    note = require_note(note, "dismiss")
+    subject = subject_of(item_id)
     subject.kind.lock(subject.group_id)
-    item = _lock_item(item_id)
+    item = lock_item(item_id)
     conflict_if_taken(item, user)
     if item.stage != ReviewItem.Stage.FIRST:
         raise ReviewConflict(
@@ -504,10 +344,10 @@ def review_rerun(*, item_id, user, note: str = "", model: str | None = None) -> 
     subject's re-run (which also starts its counters again). If the re-run fails too, a new
     item is queued. `model` (None: keep it) changes the model the subject runs with first.
     """
-    _require_staff(user)
-    subject = _subject_of(item_id)
+    require_staff(user)
+    subject = subject_of(item_id)
     locked = subject.kind.lock(subject.group_id)
-    item = _lock_item(item_id)
+    item = lock_item(item_id)
     conflict_if_taken(item, user)
     if not item.is_failure:
         raise ValidationError(
@@ -536,11 +376,11 @@ def review_expire(*, item_id, fallback: str, now=None) -> ReviewItem | None:
     longer active or not due (someone closed it first)."""
     now = now or timezone.now()
     try:
-        subject = _subject_of(item_id)
+        subject = subject_of(item_id)
     except ReviewItem.DoesNotExist:
         return None
     locked = subject.kind.lock(subject.group_id)
-    item = _lock_item(item_id)
+    item = lock_item(item_id)
     if not item.is_active or item.due_at is None or item.due_at > now:
         return None
     done = subject.kind.fallback(locked=locked, item=item, fallback=fallback)

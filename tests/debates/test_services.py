@@ -291,7 +291,7 @@ def test_the_claim_returns_the_participants_as_the_orm_reads_them(default_agents
     def read(participants):
         return [[(getattr(p, f), type(getattr(p, f))) for f in fields] for p in participants]
 
-    claimed = storage.participants_from_claim(row)
+    claimed = running.participants_from_claim(row)
     assert read(claimed) == read(Participant.objects.filter(debate=debate).order_by("position"))
     assert all(p.debate is row for p in claimed)  # no query to reach the debate
 
