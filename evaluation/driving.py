@@ -7,6 +7,10 @@ Each step of the task asks the questions there is room for (at most `MAX_IN_FLIG
 workers at once, as the command's default), and once every debate has finished marks the run
 completed with its figures. A run where no debate finishes for `STALL_SECONDS` is marked
 interrupted, and resumes with `manage.py evaluate --resume RUN_ID` (docs/analysts/evaluation.md).
+
+Each step marks the run's chain alive in the cache (`chain_alive`); the sweep (`runs_sweep`, run
+by beat) sends a step again for a running run whose chain has not stepped for `CHAIN_TIMEOUT`
+seconds: its next step was lost with a worker or the broker.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -30,6 +35,8 @@ logger = logging.getLogger(__name__)
 MAX_IN_FLIGHT = 8
 ADVANCE_SECONDS = 2.0
 STALL_SECONDS = 300.0
+#: How long a chain of steps may go without a step before the sweep sends one again.
+CHAIN_TIMEOUT = 30.0
 #: The user the debates of every evaluation run are recorded as (as `manage.py evaluate`).
 EVALUATION_USER = "evaluation"
 
@@ -80,6 +87,7 @@ def run_launch(
                     f"{exc.problems[0]}" + (f" (and {more} more)" if more else "")
                 }
             ) from exc
+        EvaluationRun.objects.filter(pk=run.pk).update(from_pages=True)
         audit.record(
             actor=actor,
             action="evaluation.start",
@@ -95,7 +103,34 @@ def run_launch(
 def _send_step(run_id: str) -> None:
     from evaluation.tasks import advance_run
 
+    chain_alive(run_id)
     advance_run.delay(run_id)
+
+
+def _chain_key(run_id) -> str:
+    return f"evaluation:chain:{run_id}"
+
+
+def chain_alive(run_id) -> None:
+    """Mark the run's chain of steps alive for `CHAIN_TIMEOUT` seconds."""
+    cache.set(_chain_key(run_id), 1, timeout=CHAIN_TIMEOUT)
+
+
+def runs_sweep() -> list[str]:
+    """Send a step again for each running run started from the pages whose chain has not stepped
+    for `CHAIN_TIMEOUT` seconds (its next step was lost); the ids it sent one for. A chain
+    started twice asks nothing twice (`run_advance`), and the mark keeps two sweeps in a row
+    from starting two."""
+    sent = []
+    running = EvaluationRun.objects.filter(
+        status=EvaluationRun.Status.RUNNING, from_pages=True
+    ).values_list("id", flat=True)
+    for run_id in running:
+        if cache.add(_chain_key(run_id), 1, timeout=CHAIN_TIMEOUT):
+            logger.warning("Evaluation run %s: its steps had stopped; sending one again", run_id)
+            _send_step(str(run_id))
+            sent.append(str(run_id))
+    return sent
 
 
 @dataclass(frozen=True)

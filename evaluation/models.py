@@ -29,6 +29,11 @@ class EvaluationRun(models.Model):
     )
     wall_seconds = models.FloatField(default=0, help_text="Time spent running, all sessions.")
     report = models.JSONField(default=dict, blank=True, help_text="The last report's figures.")
+    from_pages = models.BooleanField(
+        default=False,
+        help_text="Started from the evaluation pages: the evaluation.advance_run task drives it "
+        "(and the sweep starts its steps again if they stop); otherwise manage.py evaluate.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

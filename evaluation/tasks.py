@@ -17,6 +17,7 @@ def advance_run(run_id: str, last_finished: int = -1, last_change: float | None 
     the run last finished: after `STALL_SECONDS` without one the run is marked interrupted.
     A second chain of steps for the same run (a message delivered twice) asks nothing twice."""
     now = time.time()
+    driving.chain_alive(run_id)
     step = driving.run_advance(run_id=run_id)
     if step.status != EvaluationRun.Status.RUNNING:
         return step.status
@@ -26,3 +27,9 @@ def advance_run(run_id: str, last_finished: int = -1, last_change: float | None 
         return driving.run_stop(run_id=run_id)
     advance_run.apply_async((run_id, last_finished, last_change), countdown=driving.ADVANCE_SECONDS)
     return step.status
+
+
+@shared_task(name="evaluation.sweep_runs", ignore_result=True)
+def sweep_runs() -> list[str]:
+    """Beat's: start the steps again of running runs whose chain stopped (`driving.runs_sweep`)."""
+    return driving.runs_sweep()

@@ -34,6 +34,7 @@ def test_every_task_has_a_queue_of_its_kind():
         "debates.recover_stuck_debates": "housekeeping",
         "schedules.fire_schedule": "housekeeping",
         "reviews.sweep_deadlines": "housekeeping",
+        "evaluation.sweep_runs": "housekeeping",
         "evaluation.advance_run": "housekeeping",
     }
     app.loader.import_default_modules()  # every app's tasks module, as a worker imports them

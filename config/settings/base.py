@@ -295,6 +295,7 @@ CELERY_TASK_ROUTES = {
     "schedules.fire_schedule": {"queue": TASK_QUEUES["housekeeping"]},
     "reviews.sweep_deadlines": {"queue": TASK_QUEUES["housekeeping"]},
     "evaluation.advance_run": {"queue": TASK_QUEUES["housekeeping"]},
+    "evaluation.sweep_runs": {"queue": TASK_QUEUES["housekeeping"]},
 }
 
 # --- Recovery: debates stuck because a worker died or the broker lost its queue ---------------
@@ -414,6 +415,13 @@ LOGGING = {
 from .review_queue import *  # noqa: E402, F403
 from .review_queue import REVIEW_DEADLINE_SWEEP_INTERVAL  # noqa: E402
 
+# Evaluation runs started from the pages whose steps stopped (a worker died) are sent a step
+# again (evaluation/driving.py).
+CELERY_BEAT_SCHEDULE["evaluation-runs"] = {
+    "task": "evaluation.sweep_runs",
+    "schedule": 60.0,
+    "options": {"expire_seconds": 60},
+}
 CELERY_BEAT_SCHEDULE["review-deadlines"] = {
     "task": "reviews.sweep_deadlines",
     "schedule": float(REVIEW_DEADLINE_SWEEP_INTERVAL),

@@ -148,6 +148,25 @@ def test_the_task_steps_again_while_the_run_runs_and_stops_it_when_stalled(
     assert tasks.advance_run(run_id) == "interrupted"  # a stopped run is left alone
 
 
+def test_the_sweep_sends_a_step_again_only_to_page_runs_whose_steps_stopped(default_agents, sent):
+    from django.core.cache import cache
+
+    stopped = driving.run_launch(set_name="decisions_v1", protocol="vote", actor=None)
+    stepping = driving.run_launch(set_name="decisions_v1", protocol="s4", actor=None)
+    by_command = make_run([Q("Is 4 an even number?", "ACT", "factual", "ACT", "ACT")])
+    EvaluationRun.objects.filter(pk=by_command.pk).update(status=EvaluationRun.Status.RUNNING)
+    assert EvaluationRun.objects.get(pk=stopped.pk).from_pages
+    assert not EvaluationRun.objects.get(pk=by_command.pk).from_pages
+    sent.clear()
+    # `stopped`'s next step was lost: its chain's mark ran out; `stepping` stepped just now.
+    cache.delete(f"evaluation:chain:{stopped.id}")
+    driving.chain_alive(stepping.id)
+    assert tasks.sweep_runs() == [str(stopped.id)]
+    assert sent == [str(stopped.id)]
+    # The step it sent marks the chain alive: the next sweep sends nothing more.
+    assert tasks.sweep_runs() == [] and sent == [str(stopped.id)]
+
+
 # --- comparing two runs -------------------------------------------------------------------------
 
 
