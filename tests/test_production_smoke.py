@@ -2,7 +2,8 @@
 127.0.0.1 (a generated strong secret, allowed hosts, the header of a TLS-terminating proxy, an
 OpenAI-compatible model server), checked over HTTP: static files with far-future caching,
 readiness, a token-authenticated debate through the stack's own worker, the security headers,
-a SIGTERM in the middle of a debate that loses nothing, and a worker that dies started again."""
+a SIGTERM in the middle of a debate that loses nothing, a worker that dies started again, and
+traces exported by the ASGI web server and the worker as one trace per debate."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from debates.models import Debate, LLMCall
 from tests.conftest import ROOT, wait_for
 from tests.factories import UserFactory
 from tests.support.fake_openai import FakeOpenAI, Reply
+from tests.support.otlp_collector import OTLPCollector
 from tests.support.serve import RedisServer, Stack
 
 # Two starts of six processes each: slow on a busy machine.
@@ -47,11 +49,16 @@ def test_the_production_stack_serves_runs_debates_and_stops_without_losing_one(
     times = {}
     user = UserFactory(username="smoke")
     _, token = token_issue(user=user, name="smoke test")
-    with RedisServer() as redis_url:
+    with RedisServer() as redis_url, OTLPCollector() as collector:
         stack = Stack(
             tmp_path,
             redis_url=redis_url,
-            env={**model_server.env(), "DEBATE_DEFAULT_MODEL": model_server.model},
+            env={
+                **model_server.env(),
+                "DEBATE_DEFAULT_MODEL": model_server.model,
+                "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url,
+                "OTEL_BSP_SCHEDULE_DELAY": "200",
+            },
         )
         stack.session.headers["Authorization"] = f"Bearer {token}"
         try:
@@ -135,6 +142,25 @@ def test_the_production_stack_serves_runs_debates_and_stops_without_losing_one(
             assert LLMCall.objects.filter(debate_id=debate_id).count() == S4_CALLS
             assert model_server.count() == S4_CALLS  # no call made twice
             assert not model_server.repeated()
+
+            # Traces: the request, served by uvicorn under gunicorn, and the worker's run of the
+            # debate (before the SIGTERM) are one trace; the calls are spans of the run.
+            def traced():
+                spans = collector.spans()
+                post = [
+                    x
+                    for x in spans
+                    if x.service == "debates-web" and x.name == "POST api/v1/debates/$"
+                ]
+                runs = [
+                    x for x in spans if x.service == "debates-worker" and x.name == "debate.run"
+                ]
+                return (post, runs) if post and runs else None
+
+            post, runs = wait_for(traced, timeout=30, interval=0.2)
+            assert post[0].trace_id in {r.trace_id for r in runs}, (post, runs)
+            chats = [x for x in collector.spans() if x.name.startswith("chat ")]
+            assert {x.trace_id for x in chats} & {post[0].trace_id}
             # A process that dies is started again.
             dead = int(stack.ctl("pid", "workers:worker-debates"))
             os.kill(dead, signal.SIGKILL)
