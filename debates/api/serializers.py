@@ -19,7 +19,7 @@ from api.fields import (
     StrictURLField,
 )
 from api.links import row_links
-from debates import selectors, webhooks
+from debates import outcomes, selectors, webhooks
 from debates.baselines import baselines_view
 from debates.default_protocol import default_protocol
 from debates.models import Debate
@@ -405,6 +405,26 @@ class DebateListQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         max_length=200, required=False, help_text="Text the question contains (any case)."
     )
+    outcome = FilterChoiceField(
+        choices=list(outcomes.OUTCOMES),
+        required=False,
+        help_text="What a labelled debate did against the majority vote, by the reviewers' "
+        "verdict, as the analytics page counts it: "
+        + "; ".join(f"{k}: {v}" for k, v in outcomes.OUTCOMES.items())
+        + ".",
+    )
+    confidence_band = serializers.IntegerField(
+        min_value=0,
+        max_value=outcomes.CONFIDENCE_BANDS - 1,
+        required=False,
+        help_text="Decision confidence in bands of 10 %: 0 is 0-10 %, ..., 9 is 90-100 %.",
+    )
+    model = serializers.CharField(
+        max_length=200, required=False, help_text="A model one of its calls used."
+    )
+    schedule = serializers.IntegerField(
+        min_value=1, required=False, help_text="The id of the schedule that started it."
+    )
     ordering = FilterChoiceField(choices=ORDERINGS, default="-created_at")
     page_size = serializers.IntegerField(min_value=1, max_value=100, default=20)
 
@@ -429,4 +449,8 @@ class DebateListQuerySerializer(serializers.Serializer):
             "created_after": data.get("created_after"),
             "created_before": data.get("created_before"),
             "search": data.get("q", ""),
+            "outcome": data.get("outcome", ""),
+            "confidence_band": data.get("confidence_band"),
+            "model": data.get("model", "").strip(),
+            "schedule_id": data.get("schedule"),
         }

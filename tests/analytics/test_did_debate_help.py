@@ -205,6 +205,38 @@ def test_each_bar_opens_the_debate_list_with_exactly_the_debates_it_counts(staff
     assert checked >= 20
 
 
+def test_the_api_list_filters_by_outcome_and_confidence_band_as_the_page_does(
+    staff_client, staff, labelled
+):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(staff)
+
+    def api_ids(params: dict) -> set[str]:
+        response = api.get("/api/v1/debates/", {**params, "page_size": 100})
+        assert response.status_code == 200, response.json()
+        return {row["id"] for row in response.json()["results"]}
+
+    checked = 0
+    for outcome in {o for _, o, *_ in labelled.values()}:
+        expected = {d for d, (_, o, *_) in labelled.items() if o == outcome}
+        assert (
+            api_ids({"outcome": outcome})
+            == expected
+            == listed(staff_client, f"/debates/?outcome={outcome}")
+        )
+        checked += 1
+    for b in {band(c) for _, _, c, _ in labelled.values()} - {-1}:
+        expected = {d for d, (_, _, c, _) in labelled.items() if band(c) == b}
+        assert api_ids({"confidence_band": b, "review_status": "resolved"}) == expected
+        checked += 1
+    assert checked >= 5
+    bad = api.get("/api/v1/debates/", {"outcome": "better", "confidence_band": 10})
+    assert bad.status_code == 400
+    assert set(bad.json()) >= {"outcome", "confidence_band"}
+
+
 def test_the_debate_list_selects_what_the_rollups_count_on_random_debates(staff_client, staff):
     rng = random.Random(7)
     now = timezone.now()
