@@ -15,9 +15,12 @@ def _permission(apps):
 
 def grant(apps, schema_editor):
     config = apps.get_app_config("evaluation")
-    config.models_module = True
-    create_permissions(config, verbosity=0, apps=apps)
-    config.models_module = None
+    before = getattr(config, "models_module", None)  # the migration state's stand-in: none
+    config.models_module = before or True
+    try:
+        create_permissions(config, verbosity=0, apps=apps)
+    finally:
+        config.models_module = before
     Group = apps.get_model("auth", "Group")
     for group in Group.objects.filter(name=ROLE):
         group.permissions.add(*_permission(apps))
