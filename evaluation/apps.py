@@ -8,3 +8,9 @@ class EvaluationConfig(AppConfig):
 
     name = "evaluation"
     verbose_name = "Evaluation"
+
+    def ready(self):
+        """Hand the module that drives runs from the pages the task that takes their steps."""
+        from evaluation import driving, tasks
+
+        driving.step_task = tasks.advance_run

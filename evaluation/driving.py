@@ -100,11 +100,14 @@ def run_launch(
     return run
 
 
-def _send_step(run_id: str) -> None:
-    from evaluation.tasks import advance_run
+#: The task that takes a step (`evaluation.tasks.advance_run`), handed over by the app's
+#: `ready` (the task module imports this one, so this one cannot import it).
+step_task = None
 
+
+def _send_step(run_id: str) -> None:
     chain_alive(run_id)
-    advance_run.delay(run_id)
+    step_task.delay(run_id)
 
 
 def _chain_key(run_id) -> str:
