@@ -237,14 +237,6 @@ class ReviewItemAdmin(admin.ModelAdmin):
             return machine
         return f"{effective} (machine: {machine})"
 
-    @admin.display(description="Machine decision", ordering="debate__decision")
-    def machine_decision(self, obj):
-        return obj.subject.admin_machine_decision(obj)
-
-    @admin.display(description="Effective decision")
-    def effective_decision(self, obj):
-        return obj.subject.admin_effective_decision(obj)
-
     @admin.display(description="Debate or run")
     def debate_link(self, obj):
         return obj.subject.admin_link(obj)
