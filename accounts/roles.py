@@ -68,14 +68,19 @@ ROLES: dict[str, tuple[str, ...]] = {
 def role_group(name: str):
     """The group for role `name`, with exactly the role's permissions (created if missing)."""
     from django.contrib.auth.models import Group, Permission
-    from django.db.models import Q
 
     group, _ = Group.objects.get_or_create(name=name)
-    wanted = Q(pk__in=[])
-    for perm in ROLES[name]:
-        app_label, codename = perm.split(".")
-        wanted |= Q(content_type__app_label=app_label, codename=codename)
-    group.permissions.set(Permission.objects.filter(wanted))
+    wanted = {tuple(perm.split(".")) for perm in ROLES[name]}
+    candidates = Permission.objects.filter(codename__in={codename for _, codename in wanted})
+    group.permissions.set(
+        [
+            pk
+            for pk, app_label, codename in candidates.values_list(
+                "pk", "content_type__app_label", "codename"
+            )
+            if (app_label, codename) in wanted
+        ]
+    )
     return group
 
 

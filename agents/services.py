@@ -131,6 +131,40 @@ def agent_save(*, agent: Agent, actor=None, note: str = "") -> Agent:
 
 
 @transaction.atomic
+def agents_create(*, agents: list[Agent], actor=None, note: str = "") -> list[Agent]:
+    """Store several new agents (already validated) as `agent_save` stores one, each with its
+    first version and an audit entry, in three statements whatever their number."""
+    Agent.objects.bulk_create(agents)
+    versions, entries = [], []
+    for agent in agents:
+        after = agent_snapshot(agent)
+        changes = {name: {"from": None, "to": value} for name, value in after.items()}
+        versions.append(
+            AgentVersion(
+                agent=agent,
+                agent_slug=agent.slug,
+                number=1,
+                snapshot=after,
+                changes=changes,
+                changed_by_id=getattr(actor, "pk", None),
+                changed_by_name=actor.get_username() if actor is not None else "",
+            )
+        )
+        entries.append(
+            {
+                "actor": actor,
+                "action": "agent.create",
+                "subject": agent,
+                "changes": changes,
+                "note": note or "version 1",
+            }
+        )
+    AgentVersion.objects.bulk_create(versions)
+    audit.record_many(entries)
+    return agents
+
+
+@transaction.atomic
 def agent_delete(*, agent: Agent, actor=None) -> None:
     """Delete the agent; its versions and audit entries stay."""
     snapshot = agent_snapshot(agent)

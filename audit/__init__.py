@@ -30,6 +30,38 @@ def record(
     - `changes`: {"field": {"from": old, "to": new}}, JSON values (see `diff`);
     - `note`: free text (a reviewer's note, a reason).
     """
+    entry = _entry(
+        actor=actor,
+        action=action,
+        subject=subject,
+        changes=changes,
+        note=note,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        subject_repr=subject_repr,
+    )
+    entry.save(force_insert=True)
+    return entry
+
+
+def record_many(entries: list[dict[str, Any]]) -> list:
+    """Append several entries in one statement, each given as `record`'s arguments, in order."""
+    from audit.models import AuditEntry
+
+    return AuditEntry.objects.bulk_create([_entry(**entry) for entry in entries])
+
+
+def _entry(
+    *,
+    actor,
+    action: str,
+    subject,
+    changes: dict[str, Any] | None = None,
+    note: str = "",
+    subject_type: str = "",
+    subject_id: Any = None,
+    subject_repr: str = "",
+):
     from audit.models import AuditEntry
 
     if subject is not None:
@@ -38,7 +70,7 @@ def record(
         subject_repr = subject_repr or str(subject)
     if not subject_type or subject_id is None:
         raise ValueError("An audit entry needs a subject (an instance, or its type and id).")
-    return AuditEntry.objects.create(
+    return AuditEntry(
         actor_id=getattr(actor, "pk", None),
         actor_name=actor.get_username() if actor is not None else "",
         action=action,

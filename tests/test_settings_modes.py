@@ -10,6 +10,9 @@ import pytest
 
 from tests.conftest import ROOT, STRONG_KEY
 
+# Each test starts Python processes, as a deployment starts.
+pytestmark = pytest.mark.slow
+
 
 def run(code: str = "", *, args=None, **env_vars) -> subprocess.CompletedProcess:
     # A clean start: none of the test session's own settings (the browser tests set
@@ -84,19 +87,11 @@ def test_manage_py_and_an_explicit_variable_choose_local_settings():
     assert wsgi.stdout.split() == ["config.settings.local", "True"]
 
 
-@pytest.mark.parametrize(
-    "key",
-    [
-        "changeme",
-        "x" * 64,
-        "django-insecure-" + STRONG_KEY,
-        STRONG_KEY[:49],
-    ],
-)
-def test_production_refuses_a_weak_secret_key(key):
-    result = run("import django; django.setup()", **{**PRODUCTION, "DJANGO_SECRET_KEY": key})
-    assert result.returncode != 0
-    assert "DJANGO_SECRET_KEY is too weak" in result.stderr
+def test_production_refuses_a_weak_secret_key():
+    keys = ["changeme", "x" * 64, "django-insecure-" + STRONG_KEY, STRONG_KEY[:49]]
+    results = start_each(PRODUCTION, [{"DJANGO_SECRET_KEY": key} for key in keys])
+    for key, result in zip(keys, results, strict=True):
+        assert result.startswith("ImproperlyConfigured: DJANGO_SECRET_KEY is too weak"), key
 
 
 def test_check_deploy_passes_with_no_warning_on_the_production_defaults():
@@ -126,33 +121,28 @@ def test_hsts_defaults_are_overridable_and_check_deploy_then_says_so():
     assert shown.stdout.split() == ["31536000", "True", "True"]
 
 
-@pytest.mark.parametrize(
-    "module", ["config.settings.local", "config.settings.test", "config.settings.production"]
-)
-def test_a_boolean_that_is_not_one_stops_the_start_naming_the_variable(module):
-    result = run(
-        "import django; django.setup()",
-        **{**PRODUCTION, "DJANGO_SETTINGS_MODULE": module},
-        DJANGO_DEBUG="ture",
-        DJANGO_SECURE_SSL_REDIRECT="ture",
-        WEBHOOK_ALLOW_PRIVATE_ADDRESSES="ture",
-    )
+def test_a_boolean_that_is_not_one_stops_the_start_naming_the_variable():
+    not_booleans = {
+        "DJANGO_DEBUG": "ture",
+        "DJANGO_SECURE_SSL_REDIRECT": "ture",
+        "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "ture",
+    }
+    modules = ["config.settings.local", "config.settings.test", "config.settings.production"]
+    cases = [{"DJANGO_SETTINGS_MODULE": module, **not_booleans} for module in modules]
+    for module, result in zip(modules, start_each(PRODUCTION, cases), strict=True):
+        assert result.startswith("ImproperlyConfigured: "), (module, result)
+        assert "='ture' is not a boolean" in result, (module, result)
+    # And in a start as a server makes it, the process stops with the same words.
+    result = run("import django; django.setup()", **{**PRODUCTION, **not_booleans})
     assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr
     assert "='ture' is not a boolean" in result.stderr
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected"), [("TRUE", "True"), (" off ", "False"), ("1", "True"), ("no", "False")]
-)
-def test_the_boolean_words_are_read_whatever_the_case(raw, expected):
-    result = run(
-        "import django; django.setup()" + SHOW,
-        DJANGO_SETTINGS_MODULE="config.settings.local",
-        DJANGO_DEBUG=raw,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split()[1] == expected
+def test_the_boolean_words_are_read_whatever_the_case():
+    words = {"TRUE": "True", " off ": "False", "1": "True", "no": "False", "Yes": "True"}
+    local = {"DJANGO_SETTINGS_MODULE": "config.settings.local"}
+    cases = [{"DJANGO_DEBUG": raw} for raw in words]
+    assert start_each(local, cases, show="DEBUG") == list(words.values())
 
 
 def test_every_response_carries_the_content_security_policy():
@@ -167,6 +157,38 @@ def test_every_response_carries_the_content_security_policy():
     assert status == "200"
     assert "default-src 'self'" in policy and "script-src 'self' 'nonce-" in policy
     assert "'unsafe-inline'" not in policy
+
+
+# Each case's variables set in turn in one process, the settings module imported anew for each
+# (it reads the environment when imported): what it started with, or why it refused.
+START_EACH_WITH = """
+import importlib, json, os, sys
+results = []
+for case in json.loads(sys.argv[1]):
+    saved = {name: os.environ.get(name) for name in case}
+    os.environ.update(case)
+    for module in [m for m in sys.modules if m.startswith("config.settings")]:
+        del sys.modules[module]
+    try:
+        settings = importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"])
+        results.append(str(getattr(settings, sys.argv[2])) if sys.argv[2] else "started")
+    except Exception as exc:
+        results.append(f"{type(exc).__name__}: {exc}")
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+print(json.dumps(results))
+"""
+
+
+def start_each(env: dict[str, str], cases: list[dict[str, str]], *, show: str = "") -> list[str]:
+    import json
+
+    started = run(args=[sys.executable, "-c", START_EACH_WITH, json.dumps(cases), show], **env)
+    assert started.returncode == 0, started.stderr
+    return json.loads(started.stdout)
 
 
 # --- strict settings: every number, price, rate and timeout checked at start-up ---------------
@@ -197,41 +219,19 @@ REFUSED = [
     ("BUDGET_DEBATE_MAX_TOKENS", "-5", "a whole number (0 or more)"),
 ]
 
-START_EACH = """
-import importlib, json, os, sys
-results = []
-for name, value in json.loads(sys.argv[1]):
-    os.environ[name] = value
-    for module in [m for m in sys.modules if m.startswith("config.settings")]:
-        del sys.modules[module]
-    try:
-        importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"])
-        results.append("started")
-    except Exception as exc:
-        results.append(f"{type(exc).__name__}: {exc}")
-    del os.environ[name]
-print(json.dumps(results))
-"""
-
 
 @pytest.mark.parametrize(
     "module", ["config.settings.local", "config.settings.test", "config.settings.production"]
 )
 def test_every_bad_number_price_rate_or_timeout_stops_the_start_naming_the_variable(module):
-    import json
-
     cases = [*REFUSED]
     if module.endswith("production"):
         cases.append(("DJANGO_SECURE_HSTS_SECONDS", "-1", "a whole number from 0 to"))
-    started = run(
-        args=[sys.executable, "-c", START_EACH, json.dumps([[n, v] for n, v, _ in cases])],
-        **{
-            **(PRODUCTION if module.endswith("production") else {}),
-            "DJANGO_SETTINGS_MODULE": module,
-        },
+    results = start_each(
+        {**(PRODUCTION if module.endswith("production") else {}), "DJANGO_SETTINGS_MODULE": module},
+        [{name: value} for name, value, _ in cases],
     )
-    assert started.returncode == 0, started.stderr
-    for (name, value, says), result in zip(cases, json.loads(started.stdout), strict=True):
+    for (name, value, says), result in zip(cases, results, strict=True):
         assert result.startswith(f"ImproperlyConfigured: {name}"), (name, value, result)
         assert says in result, (name, value, result)
 

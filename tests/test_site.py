@@ -11,6 +11,7 @@ from debates import running, services
 from tests.conftest import ROOT, STRONG_KEY
 
 
+@pytest.mark.slow
 def test_production_settings_refuse_to_start_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.production"
@@ -26,6 +27,7 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     assert "DJANGO_SECRET_KEY is not set" in result.stderr
 
 
+@pytest.mark.slow
 def test_production_settings_start_with_a_secret_key():
     env = {
         **os.environ,

@@ -54,6 +54,7 @@ print(len(tokens.encoding("o200k_base").encode("🙂 hello")),
 """
 
 
+@pytest.mark.slow
 def test_the_tokenizers_are_read_from_litellms_package_without_the_network(tmp_path):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     env.pop("TIKTOKEN_CACHE_DIR", None)

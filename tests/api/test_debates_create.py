@@ -259,6 +259,7 @@ def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings,
     assert len(enqueued) == 3
 
 
+@pytest.mark.slow
 def test_production_settings_refuse_private_callback_addresses_whatever_the_environment():
     import os
     import subprocess

@@ -115,6 +115,7 @@ def fuzz_role(request, settings):
     return request.param, raw
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_the_api_keeps_to_its_schema(case, in_process_requests, fuzz_role):

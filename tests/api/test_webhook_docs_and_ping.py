@@ -65,6 +65,7 @@ def test_events_carry_the_absolute_url_from_the_site_setting(settings, default_a
     assert payload["debate"]["url"] == f"https://debates.example.org/api/v1/debates/{debate.id}/"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "ok"),
     [
@@ -106,6 +107,7 @@ def _production(**env_changes) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_production_takes_the_site_url_from_the_one_allowed_host_or_refuses_to_start():
     named = _production(DJANGO_ALLOWED_HOSTS="debates.example.org,www.example.org")
     assert named.returncode == 0, named.stderr

@@ -144,6 +144,7 @@ def test_calls_that_spend_more_than_reserved_pass_by_at_most_the_calls_in_flight
     assert row.used_tokens <= 5_000 + threads * 130
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_two_processes_spending_against_one_budget_stop_at_it_together():
     db = settings.DATABASES["default"]

@@ -95,6 +95,7 @@ def test_a_spender_reserves_only_against_limited_counters():
     assert TOKENS == "tokens"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "value, problem",
     [

@@ -9,6 +9,9 @@ from django.core.management import call_command
 
 from contradictions.models import SourceAuthority
 
+# Migrates the database back and forth.
+pytestmark = pytest.mark.slow
+
 FORMER = "Regional statistical authority for the Gulf states (seed 002)."
 
 

@@ -24,6 +24,7 @@ QUESTION = "Should every website use HTTPS?"
 pytestmark = pytest.mark.usefixtures("default_agents")
 
 
+@pytest.mark.slow
 def test_an_unknown_default_protocol_stops_start_up_naming_the_known_ones():
     started = run(
         args=[sys.executable, "manage.py", "check"],

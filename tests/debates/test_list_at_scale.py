@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -22,48 +22,59 @@ from tests.factories import CompletedDebateFactory, UserFactory, with_roles
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff(django_user_model):
-    return with_roles(UserFactory(is_staff=True))
-
-
-@pytest.fixture
-def stored(staff):
+@pytest.fixture(scope="module")
+def seeded(django_db_setup, django_db_blocker):
     """A few debates of several kinds among 3,000 ordinary ones, and the table's statistics up
-    to date, so that PostgreSQL plans as it does for a large table."""
-    other = UserFactory()
-    Debate.objects.bulk_create(
-        Debate(
-            query=f"Ordinary question {i}",
-            status="completed",
-            decision="WARN",
-            consensus_type="unanimous",
-            cost_usd=0.5,
-            created_by=staff,
+    to date, so that PostgreSQL plans as it does for a large table. Stored once for the
+    module, in a transaction that each test's own transaction nests in, and rolled back after
+    the module's last test."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        staff = with_roles(UserFactory(is_staff=True))
+        other = UserFactory()
+        Debate.objects.bulk_create(
+            Debate(
+                query=f"Ordinary question {i}",
+                status="completed",
+                decision="WARN",
+                consensus_type="unanimous",
+                cost_usd=0.5,
+                created_by=staff,
+            )
+            for i in range(3000)
         )
-        for i in range(3000)
-    )
-    for i, (protocol, decision, override) in enumerate(
-        [
-            ("s4", "ACT", ""),
-            ("s4", "ACT", "REFUSE"),
-            ("round_robin", "NO_CONSENSUS", ""),
-            ("moderated", "WARN", ""),
-        ]
-    ):
-        CompletedDebateFactory(
-            query=f"Is Bitcoin a good reserve, case {i}?",
-            protocol=protocol,
-            decision=decision,
-            decision_override=override,
-            consensus_type="split",
-            review_status="pending" if override else "",
-            cost_usd=i,
-            created_by=other if i == 3 else staff,
-        )
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE debates_debate")
-    return other
+        for i, (protocol, decision, override) in enumerate(
+            [
+                ("s4", "ACT", ""),
+                ("s4", "ACT", "REFUSE"),
+                ("round_robin", "NO_CONSENSUS", ""),
+                ("moderated", "WARN", ""),
+            ]
+        ):
+            CompletedDebateFactory(
+                query=f"Is Bitcoin a good reserve, case {i}?",
+                protocol=protocol,
+                decision=decision,
+                decision_override=override,
+                consensus_type="split",
+                review_status="pending" if override else "",
+                cost_usd=i,
+                created_by=other if i == 3 else staff,
+            )
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE debates_debate")
+        yield staff, other
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def staff(seeded):
+    return seeded[0]
+
+
+@pytest.fixture
+def stored(seeded):
+    """The other user, whose one debate is among the seeded ones."""
+    return seeded[1]
 
 
 def plan_of(queryset, *, bitmap_only: bool = False) -> str:

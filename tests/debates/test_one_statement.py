@@ -276,6 +276,7 @@ def test_a_statement_refused_by_its_check_keeps_none_of_its_writes(settings, pre
     assert stored() == ("Renamed", "Asked?")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_refusing_function_comes_and_goes_with_its_migration():
     from django.core.management import call_command

@@ -10,6 +10,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 from protocols.selection import choose_protocol
 
+# Migrates the database back and forth.
+pytestmark = pytest.mark.slow
+
 FORMER_CHOICE = {
     "requested": "auto",
     "chosen": "round_robin",

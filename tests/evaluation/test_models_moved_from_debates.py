@@ -15,6 +15,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 from evaluation.models import EvaluationItem, EvaluationRun
 
+# Each test migrates the database back and forth.
+pytestmark = pytest.mark.slow
+
 BEFORE = ("debates", "0020_protocol_default_from_setting")
 
 

@@ -183,7 +183,14 @@ def _probe(**env) -> dict:
     result = subprocess.run(
         [sys.executable, "-c", PROBE],
         cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings.test", **env},
+        # The endpoints below refuse connections: the exporter's retries at exit give up after
+        # half a second, not the default ten.
+        env={
+            **clean,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "OTEL_EXPORTER_OTLP_TIMEOUT": "0.5",
+            **env,
+        },
         capture_output=True,
         text=True,
         timeout=120,
@@ -192,6 +199,7 @@ def _probe(**env) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_without_an_otlp_endpoint_no_provider_is_installed_and_nothing_is_instrumented():
     found = _probe()
     assert found == {
@@ -203,6 +211,7 @@ def test_without_an_otlp_endpoint_no_provider_is_installed_and_nothing_is_instru
     }
 
 
+@pytest.mark.slow
 def test_with_an_otlp_endpoint_the_web_process_exports_as_debates_web():
     # Nothing listens there: spans that cannot be sent are dropped, the process goes on.
     found = _probe(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9")
@@ -215,6 +224,7 @@ def test_with_an_otlp_endpoint_the_web_process_exports_as_debates_web():
     assert "opentelemetry.exporter.otlp.proto.http.trace_exporter" in found["loaded"]
 
 
+@pytest.mark.slow
 def test_otel_service_name_and_sdk_disabled_are_honoured():
     named = _probe(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_SERVICE_NAME="eu-web")
     assert named["service"] == "eu-web"

@@ -3,7 +3,7 @@ from django.db import transaction
 
 from agents.defaults import DEFAULT_AGENTS
 from agents.models import Agent
-from agents.services import VERSIONED_FIELDS, agent_save
+from agents.services import VERSIONED_FIELDS, agent_save, agents_create
 
 
 def default_state(spec: dict) -> dict:
@@ -47,13 +47,14 @@ class Command(BaseCommand):
                 + "; ".join(conflicts)
                 + "). Rename or delete that agent first."
             )
-        created = updated = 0
+        missing = [
+            Agent(**default_state(spec)) for spec in DEFAULT_AGENTS if spec["slug"] not in existing
+        ]
+        agents_create(agents=missing, note="load_default_agents")
+        created, updated = len(missing), 0
         for spec in DEFAULT_AGENTS:
             agent = existing.get(spec["slug"])
-            if agent is None:
-                agent_save(agent=Agent(**default_state(spec)), note="load_default_agents")
-                created += 1
-            elif reset:
+            if agent is not None and reset:
                 for name, value in default_state(spec).items():
                     setattr(agent, name, value)
                 agent_save(agent=agent, note="load_default_agents --reset")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.test_settings_modes import PRODUCTION, run
+
+# Each test starts Python processes with production settings.
+pytestmark = pytest.mark.slow
 
 READ = (
     "import django; django.setup(); from django.conf import settings; print(settings.METRICS_TOKEN)"

@@ -1,0 +1,162 @@
+"""The project files one S4 debate runs through, from `POST /api/v1/debates/` to its stored
+decision.
+
+A first debate warms the process up (imports, caches); the second is traced with
+`sys.monitoring`: every project function that starts running is recorded, with its file. Module
+bodies run at import time are not counted, nor is anything outside the project (Django, DRF,
+Celery, litellm). The debate runs in this process (Celery's eager mode), with the built-in
+offline model, so the path is the request, the task, the protocol, the gateway and storage.
+
+Prints each file with the functions run in it, grouped by app, then the totals. The offline
+model stands where a provider's HTTP API would be with a real model: its files are listed apart
+and, with `--without-model`, left out of the count.
+
+Usage: .venv/bin/python bench/debate_path.py [--without-model]
+It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.update(
+    DJANGO_SETTINGS_MODULE="config.settings.local",
+    DATABASE_URL=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/debates_bench"
+    ),
+    REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"),
+    LITELLM_LOCAL_MODEL_COST_MAP="True",
+    DJANGO_LOG_LEVEL="WARNING",
+    DJANGO_DEBUG="False",
+)
+
+# The built-in model: what a provider's API is with a real model.
+MODEL_FILES = ("agents/offline.py", "agents/offline_rules/")
+QUESTION = "Is it safe to share my public profile photo on a professional networking site?"
+
+
+def ensure_database() -> None:
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--without-model", action="store_true", help="leave the offline model's files out"
+    )
+    args = parser.parse_args()
+
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from config.celery import app as celery_app
+    from debates.models import Debate
+
+    call_command("migrate", verbosity=0)
+    call_command("load_default_agents", verbosity=0, stdout=open(os.devnull, "w"))
+    settings.BUDGET_USER_DAILY_TOKENS = 10**9
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_eager_propagates = True
+
+    from django.contrib.auth import get_user_model
+
+    user, _ = get_user_model().objects.get_or_create(
+        username="path-bench", defaults={"is_superuser": True, "is_staff": True}
+    )
+    client = APIClient(SERVER_NAME="localhost")
+    client.force_authenticate(user)
+
+    def one_debate() -> Debate:
+        response = client.post(
+            "/api/v1/debates/", {"question": QUESTION, "protocol": "s4"}, format="json"
+        )
+        assert response.status_code in (201, 202), response.content
+        debate = Debate.objects.get(pk=response.json()["id"])
+        assert debate.decision, f"no stored decision: {debate.status} {debate.error}"
+        return debate
+
+    one_debate()  # warm-up: imports and caches
+
+    seen: dict[str, set[str]] = defaultdict(set)
+    root = str(ROOT) + os.sep
+    venv = str(ROOT / ".venv")
+    tool = sys.monitoring.PROFILER_ID
+    sys.monitoring.use_tool_id(tool, "debate-path")
+
+    def started(code, offset):
+        filename = code.co_filename
+        if filename.startswith(root) and not filename.startswith(venv):
+            if code.co_name != "<module>":
+                seen[filename[len(root) :]].add(code.co_qualname)
+        return sys.monitoring.DISABLE if not filename.startswith(root) else None
+
+    # The spine: the files on the call stack each time the debate writes to the database
+    # (its rows, its calls, its spending), from the request's first frame down.
+    spine: dict[str, int] = defaultdict(int)
+    writes = 0
+
+    def on_write(execute, sql, params, many, context):
+        nonlocal writes
+        writes += 1
+        for frame in traceback.extract_stack():
+            name = frame.filename
+            if name.startswith(root) and not name.startswith(venv):
+                spine[name[len(root) :]] += 1
+        return execute(sql, params, many, context)
+
+    sys.monitoring.register_callback(tool, sys.monitoring.events.PY_START, started)
+    sys.monitoring.set_events(tool, sys.monitoring.events.PY_START)
+    try:
+        with connection.execute_wrapper(on_write):
+            debate = one_debate()
+    finally:
+        sys.monitoring.set_events(tool, 0)
+        sys.monitoring.free_tool_id(tool)
+    spine.pop("bench/debate_path.py", None)
+    seen.pop("bench/debate_path.py", None)
+
+    model = {f for f in seen if f.startswith(MODEL_FILES)}
+    counted = sorted(f for f in seen if not (args.without_model and f in model))
+    by_app: dict[str, list[str]] = defaultdict(list)
+    for filename in counted:
+        by_app[filename.split("/", 1)[0]].append(filename)
+    lines = 0
+    for app in sorted(by_app):
+        print(f"{app}/")
+        for filename in by_app[app]:
+            size = sum(1 for _ in open(ROOT / filename, encoding="utf-8"))
+            lines += size
+            mark = "  (model)" if filename in model else ""
+            print(f"  {filename:<48} {size:>5} lines, {len(seen[filename]):>3} functions{mark}")
+    print(f"\nThe spine: the files on the call stack at the debate's {writes} writes")
+    for filename in sorted(spine):
+        print(f"  {filename:<48} on the stack at {spine[filename]:>4} writes")
+    print(f"{len(spine)} files on the spine.")
+    print(
+        f"\nDebate {debate.pk}: {debate.decision}. {len(counted)} project files "
+        f"({lines:,} lines) from the POST to the stored decision"
+        + (f"; {len(model)} offline-model files left out." if args.without_model else ".")
+    )
+
+
+if __name__ == "__main__":
+    main()
