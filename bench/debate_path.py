@@ -7,11 +7,12 @@ bodies run at import time are not counted, nor is anything outside the project (
 Celery, litellm). The debate runs in this process (Celery's eager mode), with the built-in
 offline model, so the path is the request, the task, the protocol, the gateway and storage.
 
-Prints each file with the functions run in it, grouped by app, then the totals. The offline
-model stands where a provider's HTTP API would be with a real model: its files are listed apart
-and, with `--without-model`, left out of the count.
+Prints each file with the functions run in it, grouped by app, then the spine: the files on
+the call stack at each SQL statement the debate's run makes (in the request's and the task's
+thread), and the totals. The offline model stands where a provider's HTTP API would be with a
+real model: its files are marked, and counted apart.
 
-Usage: .venv/bin/python bench/debate_path.py [--without-model]
+Usage: .venv/bin/python bench/debate_path.py
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
 """
 
@@ -37,8 +38,14 @@ os.environ.update(
     DJANGO_DEBUG="False",
 )
 
-# The built-in model: what a provider's API is with a real model.
-MODEL_FILES = ("agents/offline.py", "agents/offline_rules/")
+
+def is_model(filename: str) -> bool:
+    """The built-in offline model's files: what a provider's API is with a real model."""
+    return filename.startswith(("agents/offline", "agents/responders.py")) or (
+        filename.startswith("protocols/") and filename.endswith("/offline.py")
+    )
+
+
 QUESTION = "Is it safe to share my public profile photo on a professional networking site?"
 
 
@@ -53,11 +60,7 @@ def ensure_database() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--without-model", action="store_true", help="leave the offline model's files out"
-    )
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
 
     ensure_database()
     import django
@@ -134,8 +137,8 @@ def main() -> None:
     spine.pop("bench/debate_path.py", None)
     seen.pop("bench/debate_path.py", None)
 
-    model = {f for f in seen if f.startswith(MODEL_FILES)}
-    counted = sorted(f for f in seen if not (args.without_model and f in model))
+    model = {f for f in seen if is_model(f)}
+    counted = sorted(seen)
     by_app: dict[str, list[str]] = defaultdict(list)
     for filename in counted:
         by_app[filename.split("/", 1)[0]].append(filename)
@@ -151,10 +154,11 @@ def main() -> None:
     for filename in sorted(spine):
         print(f"  {filename:<48} on the stack at {spine[filename]:>4} writes")
     print(f"{len(spine)} files on the spine.")
+    model_lines = sum(1 for f in model for _ in open(ROOT / f, encoding="utf-8"))
     print(
-        f"\nDebate {debate.pk}: {debate.decision}. {len(counted)} project files "
-        f"({lines:,} lines) from the POST to the stored decision"
-        + (f"; {len(model)} offline-model files left out." if args.without_model else ".")
+        f"\nDebate {debate.pk}: {debate.decision}. From the POST to the stored decision: "
+        f"{len(counted)} project files ({lines:,} lines) ran; without the offline model's "
+        f"{len(model)}, {len(counted) - len(model)} files ({lines - model_lines:,} lines)."
     )
 
 

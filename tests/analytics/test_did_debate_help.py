@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import random
 import re
 from collections import Counter
@@ -16,6 +17,8 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.core.management import call_command
+from django.db import transaction
 from django.utils import timezone
 
 from analytics import selectors
@@ -72,9 +75,21 @@ def run(query: str, user, protocol: str) -> Debate:
     return Debate.objects.get(pk=debate.pk)
 
 
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """The default agents, a staff user and the labelled debates, stored once for the module
+    in a transaction each test's own nests in (so a test's changes are undone after it), and
+    rolled back after the module's last test."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command("load_default_agents", stdout=open(os.devnull, "w"))
+        staff = StaffFactory(username="ana")
+        yield staff, _labelled(staff)
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
-def staff(db):
-    return StaffFactory(username="ana")
+def staff(world, db):
+    return world[0]
 
 
 @pytest.fixture
@@ -84,7 +99,11 @@ def staff_client(client, staff):
 
 
 @pytest.fixture
-def labelled(staff) -> dict[str, tuple]:
+def labelled(world) -> dict[str, tuple]:
+    return world[1]
+
+
+def _labelled(staff) -> dict[str, tuple]:
     """The CASES as labelled debates (by id), and one debate sent to review but not labelled."""
     found = {}
     for protocol, majority, override, confidence, outcome in CASES:
