@@ -112,16 +112,15 @@ def main() -> None:
                 seen[filename[len(root) :]].add(code.co_qualname)
         return sys.monitoring.DISABLE if not filename.startswith(root) else None
 
-    # The spine: the files on the call stack each time the debate writes to the database
-    # (its rows, its calls, its spending), from the request's first frame down.
+    # The spine: the files on the call stack at each SQL statement the debate makes (its rows,
+    # its calls, its spending), from the request's first frame down.
     spine: dict[str, int] = defaultdict(int)
-    writes = 0
+    statements = 0
 
-    def on_write(execute, sql, params, many, context):
-        nonlocal writes
-        writes += 1
-        for frame in traceback.extract_stack():
-            name = frame.filename
+    def on_statement(execute, sql, params, many, context):
+        nonlocal statements
+        statements += 1
+        for name in {frame.filename for frame in traceback.extract_stack()}:
             if name.startswith(root) and not name.startswith(venv):
                 spine[name[len(root) :]] += 1
         return execute(sql, params, many, context)
@@ -129,7 +128,7 @@ def main() -> None:
     sys.monitoring.register_callback(tool, sys.monitoring.events.PY_START, started)
     sys.monitoring.set_events(tool, sys.monitoring.events.PY_START)
     try:
-        with connection.execute_wrapper(on_write):
+        with connection.execute_wrapper(on_statement):
             debate = one_debate()
     finally:
         sys.monitoring.set_events(tool, 0)
@@ -150,9 +149,9 @@ def main() -> None:
             lines += size
             mark = "  (model)" if filename in model else ""
             print(f"  {filename:<48} {size:>5} lines, {len(seen[filename]):>3} functions{mark}")
-    print(f"\nThe spine: the files on the call stack at the debate's {writes} writes")
+    print(f"\nThe spine: the files on the call stack at the debate's {statements} SQL statements")
     for filename in sorted(spine):
-        print(f"  {filename:<48} on the stack at {spine[filename]:>4} writes")
+        print(f"  {filename:<48} at {spine[filename]:>3} of them")
     print(f"{len(spine)} files on the spine.")
     model_lines = sum(1 for f in model for _ in open(ROOT / f, encoding="utf-8"))
     print(
