@@ -127,6 +127,12 @@ class StoredValuesFilter(admin.SimpleListFilter):
             ),
             self.CACHE_SECONDS,
         )
+        # A value asked for that the cached list does not hold yet (stored since it was read)
+        # is listed too: a filter without choices is dropped by the changelist, which would
+        # then show, and export, every row instead of the ones asked for.
+        asked = request.GET.get(self.parameter_name)
+        if asked and asked not in values:
+            values = sorted([*values, asked])
         return [(value, value) for value in values]
 
     def queryset(self, request, queryset):

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth.models import Permission
+from django.core.cache import cache
 from django.urls import reverse
 
 from debates.exports import DEBATE_COLUMNS
@@ -87,6 +88,23 @@ def test_select_all_exports_every_row_the_filters_keep(admin_client):
 
     questions = sorted(r["question"] for r in rows_of(response))
     assert questions == ["refused 0", "refused 1", "refused 2"]
+
+
+@pytest.mark.parametrize("cached", [[], ["ACT", "WARN"]])
+def test_a_filter_value_stored_since_the_cached_list_still_filters(admin_client, cached):
+    """The decision filter's values are cached for minutes: a value stored since (or a list
+    read when there were no debates) must still narrow the list and the export, never show
+    every row."""
+    cache.set("admin:debate:values:decision", cached, 300)
+    CompletedDebateFactory(query="refused", decision="REFUSE")
+    CompletedDebateFactory(query="acted", decision="ACT")
+    url = reverse("admin:debates_debate_changelist")
+
+    listed = admin_client.get(url, {"decision__exact": "REFUSE"}).content.decode()
+    assert "refused" in listed and "acted" not in listed
+
+    response = export(admin_client, select_across=True, query="?decision__exact=REFUSE")
+    assert [r["question"] for r in rows_of(response)] == ["refused"]
 
 
 def test_a_question_written_as_a_formula_is_neutralised(admin_client):
