@@ -328,8 +328,25 @@
     }
   }
 
+  // The plot keeps at least PLOT_ROOM px of height: a legend of many rows (every series named,
+  // never cut: Chart.js would stop it at half the chart's height) or category labels turned on
+  // end make the canvas box taller instead of squeezing the plot. Chart.js redraws at the new
+  // height when it sees its box grow.
+  const PLOT_ROOM = 140;
+  const plotRoom = {
+    id: "plotRoom",
+    afterLayout(chart) {
+      const short = PLOT_ROOM - (chart.chartArea.bottom - chart.chartArea.top);
+      if (short >= 1) {
+        const box = chart.canvas.parentElement;
+        box.style.setProperty("height", box.clientHeight + Math.ceil(short) + "px");
+      }
+    },
+  };
+
   // A resized chart (a window made narrower, a phone turned) wraps or turns its category labels
-  // again for its new width; one lying on its side stays so.
+  // again for its new width, and takes the height its new width needs; one lying on its side
+  // stays so.
   function refit(chart, spec) {
     const before = chart.$shape;
     if (!before || before.horizontal) return;
@@ -340,7 +357,7 @@
     chart.data.labels = categoryLabels(spec, shape);
     Object.assign(chart.config.options.scales.x.ticks, { maxRotation: shape.turned ? 90 : 0,
                                                           minRotation: shape.turned ? 90 : 0 });
-    if (shape.turned !== before.turned) size(chart.canvas.parentElement, shape);
+    size(chart.canvas.parentElement, shape);
   }
 
   function config(spec, canvas) {
@@ -377,7 +394,7 @@
     return {
       type: spec.kind === "bar" ? "bar" : "line",
       data: { labels, datasets },
-      plugins: [Shares && Shares.plugin, window.ChartDataLabels].filter(Boolean),
+      plugins: [Shares && Shares.plugin, window.ChartDataLabels, plotRoom].filter(Boolean),
       options: {
         responsive: true, maintainAspectRatio: false, animation: false,
         onResize: (chart) => refit(chart, spec),
@@ -390,7 +407,8 @@
         plugins: {
           datalabels: datalabels({ ...spec, horizontal }),
           annotation: { annotations: thresholds({ ...spec, horizontal }) },
-          legend: { position: "bottom", labels: { usePointStyle: true, generateLabels: legendItems } },
+          legend: { position: "bottom", maxHeight: 100000,
+                    labels: { usePointStyle: true, generateLabels: legendItems } },
           tooltip: {
             callbacks: {
               label(ctx) {

@@ -39,6 +39,8 @@ VIEWPORTS = [{"width": 1366, "height": 900}, {"width": 390, "height": 844}]
 # label starts BAR_OFFSET past the end of its bar.
 OFFSET, LINE, BAR_OFFSET = 5, 16, 2
 SLACK = 1  # rounding of the plugin's text boxes
+# The least height of a chart's plot, legend and axes aside (static/charts/charts.js, PLOT_ROOM).
+PLOT_HEIGHT = 120
 
 # Reads every chart on the page: the spec in the JSON beside its canvas, and what Chart.js and its
 # two plugins made of it (data, category ticks, points, the decision labels drawn, the threshold
@@ -70,6 +72,12 @@ READ_CHARTS = """() => [...document.querySelectorAll("figure.chart")].map((figur
       area: {left: chart.chartArea.left, right: chart.chartArea.right,
              top: chart.chartArea.top, bottom: chart.chartArea.bottom},
       labels: chart.data.labels.map(text),
+      legend: {top: chart.legend.top, bottom: chart.legend.bottom,
+               items: chart.legend.legendItems.map((item, i) => {
+                 const box = chart.legend.legendHitBoxes[i];
+                 return {text: item.text, top: box.top, bottom: box.top + box.height,
+                         left: box.left, right: box.left + box.width};
+               })},
       ticks: category.ticks.length,
       tickDepth: {need: (horizontal ? wide : tall) + marks,
                   room: horizontal ? category.width : category.height},
@@ -101,14 +109,15 @@ READ_CHARTS = """() => [...document.querySelectorAll("figure.chart")].map((figur
   };
 })"""
 
-# Waits until every chart on the page is drawn at the size of its box (after a resize, Chart.js
-# redraws on the next frame).
+# Waits until every chart on the page is drawn at the size of its box (after a resize, or its box
+# grown for its legend, Chart.js redraws on the next frame).
 CHARTS_SETTLED = """() => {
   const figures = [...document.querySelectorAll("figure.chart")];
   return figures.length > 0 && figures.every((f) => {
     const canvas = f.querySelector("canvas");
     const chart = window.Chart.getChart(canvas);
     return chart && Math.abs(chart.width - canvas.parentElement.clientWidth) < 1 &&
+      Math.abs(chart.height - canvas.parentElement.clientHeight) < 1 &&
       chart.$datalabels && chart.$datalabels._labels;
   });
 }"""
@@ -146,6 +155,23 @@ def assert_data_is_the_specs(chart):
             f"{chart['id']}: category labels need {need:.0f} px, have {have:.0f}"
         )
     assert [d["label"] for d in drawn["datasets"]] == [s["label"] for s in spec["series"]]
+    # Every series is named in the legend, whole, inside the legend's box and the canvas; and
+    # the legend leaves the plot room to read.
+    legend = drawn["legend"]
+    assert sorted(i["text"] for i in legend["items"]) == sorted(s["label"] for s in spec["series"])
+    for item in legend["items"]:
+        assert (
+            legend["top"] - SLACK <= item["top"] and item["bottom"] <= legend["bottom"] + SLACK
+        ), (
+            f"{chart['id']}: the legend item {item['text']!r} is cut off",
+            item,
+            legend["top"],
+            legend["bottom"],
+        )
+        assert 0 <= item["left"] and item["right"] <= drawn["width"] + SLACK, (chart["id"], item)
+        assert item["bottom"] <= drawn["height"], (chart["id"], item)
+    plot = drawn["area"]["bottom"] - drawn["area"]["top"]
+    assert plot >= PLOT_HEIGHT - SLACK, f"{chart['id']}: the plot is {plot:.0f} px tall"
     for dataset, series in zip(drawn["datasets"], spec["series"], strict=True):
         if series["reference"]:  # drawn as a threshold line; its dataset only names it
             assert dataset["values"] == series["values"], (chart["id"], series["label"])
