@@ -13,7 +13,7 @@ from django.db import DEFAULT_DB_ALIAS, transaction
 from agents import routing, spending
 from agents.models import Agent
 from budgets import services as budgets
-from debates import one_statement, webhooks
+from debates import callbacks, one_statement
 from debates.default_protocol import default_protocol
 from debates.models import Debate, Participant
 from debates.running import DEBATES
@@ -96,7 +96,7 @@ def _checked(
     except ValidationError as exc:
         raise ValidationError({"options": [f"model: {m}" for m in exc.messages]}) from exc
     protocol = protocol_cls.name
-    if callback_url and (problem := webhooks.callback_url_problem(callback_url)):
+    if callback_url and (problem := callbacks.callback_url_problem(callback_url)):
         raise ValidationError({"callback_url": problem})
     chosen = agents_for(protocol, agents)
     specs = [

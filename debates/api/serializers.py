@@ -19,7 +19,7 @@ from api.fields import (
     StrictURLField,
 )
 from api.links import row_links
-from debates import outcomes, selectors, webhooks
+from debates import callbacks, outcomes, selectors
 from debates.baselines import baselines_view
 from debates.default_protocol import default_protocol
 from debates.models import Debate
@@ -112,7 +112,7 @@ class DebateCreateSerializer(serializers.Serializer):
         self.fields["protocol"].default = default_protocol()
 
     def validate_callback_url(self, value: str) -> str:
-        if problem := webhooks.callback_url_problem(value):
+        if problem := callbacks.callback_url_problem(value):
             raise serializers.ValidationError(problem)
         return value
 

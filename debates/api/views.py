@@ -29,7 +29,7 @@ from api.throttling import CreateRateThrottle
 from budgets.api.exceptions import BudgetLimitReached
 from budgets.api.serializers import BudgetExceededSerializer
 from budgets.limits import BudgetExceeded
-from debates import selectors, webhooks
+from debates import callbacks, selectors, webhooks
 from debates.api import serializers as s
 from debates.api import webhook_serializers as ws
 from debates.api.services import IdempotencyConflict, debate_start
@@ -412,7 +412,7 @@ class WebhookPingView(APIView):
             if not debate.callback_url:
                 raise ValidationError({"debate": ["This debate has no callback_url to test."]})
             url = debate.callback_url
-        if problem := webhooks.callback_url_problem(url):
+        if problem := callbacks.callback_url_problem(url):
             raise ValidationError({"url": [problem]})
         result = webhooks.ping(user=request.user, url=url)
         return Response(ws.WebhookPingResultSerializer(result).data)

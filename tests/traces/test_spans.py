@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -18,6 +19,8 @@ from opentelemetry.trace import SpanKind, StatusCode
 from agents import gateway, litellm_loader
 from agents.errors import LLMError
 from config import tracing
+from debates import running, services, webhooks
+from tests.api.conftest import Receiver
 from tests.conftest import ROOT
 
 OFFLINE_MODEL = "offline/heuristic-demo"
@@ -230,3 +233,74 @@ def test_otel_service_name_and_sdk_disabled_are_honoured():
     assert named["service"] == "eu-web"
     disabled = _probe(OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_SDK_DISABLED="true")
     assert disabled["on"] is False and disabled["provider"] == "ProxyTracerProvider"
+
+
+# --- webhooks ---------------------------------------------------------------------------------
+
+
+def _deliver(debate, url: str, attempt: int = 1):
+    event_id = uuid.uuid4()
+    payload = webhooks.event_payload(debate=debate, event="debate.completed", event_id=event_id)
+    return webhooks.deliver(
+        event_id=event_id,
+        debate_id=debate.id,
+        event="debate.completed",
+        url=url,
+        payload=payload,
+        attempt=attempt,
+    )
+
+
+def test_a_webhook_attempt_is_one_client_span_without_its_url_path_or_payload(
+    exported, default_agents, django_user_model
+):
+    receiver = Receiver()
+    try:
+        user = django_user_model.objects.create_user("wendy")
+        question = "Should the lighthouse keeper repaint the tower this spring?"
+        created = services.debate_create(
+            query=question,
+            created_by=user,
+            callback_url=receiver.url + "?token=s3cret",
+            enqueue=False,
+        )
+        debate = running.debate_run(debate_id=created.id)
+        receiver.answer(503)
+        assert _deliver(debate, debate.callback_url, attempt=2).status == "failed"
+        assert _deliver(debate, debate.callback_url, attempt=3).status == "delivered"
+    finally:
+        receiver.close()
+
+    posts = [s for s in exported.get_finished_spans() if s.name == "webhook.post"]
+    assert [s.kind for s in posts] == [SpanKind.CLIENT, SpanKind.CLIENT]
+    assert [dict(s.attributes) for s in posts] == [
+        {
+            "debates.webhook.debate": str(debate.id),
+            "debates.webhook.event": "debate.completed",
+            "debates.webhook.attempt": str(attempt),
+            "server.address": "127.0.0.1",
+            "http.response.status_code": status,
+        }
+        for attempt, status in ((2, 503), (3, 200))
+    ]
+    for span in posts:  # neither the question, the URL's path and query, nor a secret
+        text = json.dumps(dict(span.attributes))
+        assert "lighthouse" not in text and "hooks" not in text and "s3cret" not in text
+
+
+def test_a_webhook_that_cannot_connect_is_a_failed_span_with_the_errors_type(
+    exported, default_agents, django_user_model
+):
+    receiver = Receiver()
+    url = receiver.url
+    receiver.close()  # nothing listens there any more
+    user = django_user_model.objects.create_user("wendy")
+    created = services.debate_create(query="Is it raining?", created_by=user, enqueue=False)
+    debate = running.debate_run(debate_id=created.id)
+
+    assert _deliver(debate, url).status == "failed"
+
+    (span,) = [s for s in exported.get_finished_spans() if s.name == "webhook.post"]
+    assert span.status.status_code == StatusCode.ERROR
+    assert span.attributes["error.type"] == "ConnectionError"
+    assert "http.response.status_code" not in span.attributes
