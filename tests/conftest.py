@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -223,25 +224,52 @@ def every_queue(prefix: str = "", default: str | None = None) -> list[str]:
     ]
 
 
+@contextmanager
+def tasks_sent_to(name: str, redis_client):
+    """Every task the test process sends goes to the queue `name`, whatever its route; the
+    queue (and those named after it) is emptied after."""
+    from celery.app.routes import prepare
+
+    from config.celery import app
+
+    previous = app.conf.task_default_queue, app.amqp.router.routes
+    app.conf.task_default_queue = name
+    app.amqp.router.routes = prepare(
+        {task: {"queue": name} for task in settings.CELERY_TASK_ROUTES}
+    )
+    try:
+        yield name
+    finally:
+        app.conf.task_default_queue, app.amqp.router.routes = previous
+        redis_client.delete(*every_queue(f"{name}.", default=name))
+
+
 @pytest.fixture
 def private_queue(redis_client):
     """A Celery queue of this test's own: every task the test process sends goes there,
     whatever its route, so no other worker (such as `celery_worker_process`) takes them.
     Workers from `worker_factory` read it, and the queues of the tasks they send themselves
     (named after it)."""
-    from celery.app.routes import prepare
+    with tasks_sent_to(f"test-{os.getpid()}-{time.monotonic_ns()}", redis_client) as name:
+        yield name
 
-    from config.celery import app
 
-    name = f"test-{os.getpid()}-{time.monotonic_ns()}"
-    previous = app.conf.task_default_queue, app.amqp.router.routes
-    app.conf.task_default_queue = name
-    app.amqp.router.routes = prepare(
-        {task: {"queue": name} for task in settings.CELERY_TASK_ROUTES}
-    )
-    yield name
-    app.conf.task_default_queue, app.amqp.router.routes = previous
-    redis_client.delete(*every_queue(f"{name}.", default=name))
+@pytest.fixture(autouse=True)
+def _tasks_reach_no_worker_unasked(request, redis_client):
+    """A test that asks for no worker sends its tasks to a queue no worker reads: otherwise the
+    session's worker (`celery_worker_process`, started by an earlier test of the process)
+    would run a debate a transactional test committed, writing to the tables while the test's
+    teardown empties them (a deadlock between the two)."""
+    if (WORKER_FIXTURES | {"real_task_routes"}) & set(request.fixturenames):
+        yield
+        return
+    with tasks_sent_to(f"unread-{os.getpid()}", redis_client):
+        yield
+
+
+@pytest.fixture
+def real_task_routes():
+    """The task routes as settings give them, for a test that reads them and sends no task."""
 
 
 def private_queue_env(queue: str) -> dict[str, str]:

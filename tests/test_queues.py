@@ -25,7 +25,7 @@ RECEIVER_HANGS = 2.0  # seconds before the receiver answers 503
 
 
 @pytest.mark.django_db  # a worker's import checks the models, which reads the server's version
-def test_every_task_has_a_queue_of_its_kind():
+def test_every_task_has_a_queue_of_its_kind(real_task_routes):
     routes = {task: route["queue"] for task, route in settings.CELERY_TASK_ROUTES.items()}
     assert routes == {
         "debates.run_debate": "debates",

@@ -221,6 +221,7 @@ def test_names_in_the_csvs_are_written_as_text_never_as_formulas(staff_client, s
     assert not [c for c in cells if c.startswith(("=", "+", "@", "\t", "\r"))]
 
 
+@pytest.mark.slow  # stores thousands of rows
 def test_the_page_reads_a_thousand_debates_in_a_bounded_number_of_queries(
     staff_client, schedule, django_assert_max_num_queries
 ):

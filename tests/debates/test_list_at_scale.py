@@ -19,7 +19,8 @@ from reviews import selectors as review_selectors
 from reviews.models import ReviewItem
 from tests.factories import CompletedDebateFactory, UserFactory, with_roles
 
-pytestmark = pytest.mark.django_db
+# Stores 3,000 debates for the module (a slow test: bin/test runs it, --fast leaves it out).
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -218,6 +218,7 @@ def test_unknown_filter_values_are_a_400_saying_what_to_fix(staff_client, db):
     assert "Select a valid choice. everything is not one of the available choices." in text
 
 
+@pytest.mark.slow  # stores thousands of rows
 def test_a_queue_of_thousands_is_paginated_with_a_constant_number_of_queries(
     staff_client, db, django_assert_max_num_queries
 ):
