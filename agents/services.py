@@ -86,17 +86,29 @@ def agent_snapshot(agent: Agent) -> dict:
     return audit.snapshot(agent, VERSIONED_FIELDS)
 
 
-def _add_version(agent: Agent, *, snapshot: dict, changes: dict, actor) -> AgentVersion:
-    last = agent.versions.order_by("-number").values_list("number", flat=True).first() or 0
-    return AgentVersion.objects.create(
+def _version(agent: Agent, *, number: int, snapshot: dict, changes: dict, actor) -> AgentVersion:
+    """Version `number` of `agent`, not stored yet."""
+    return AgentVersion(
         agent=agent,
         agent_slug=agent.slug,
-        number=last + 1,
+        number=number,
         snapshot=snapshot,
         changes=changes,
         changed_by_id=getattr(actor, "pk", None),
         changed_by_name=actor.get_username() if actor is not None else "",
     )
+
+
+def _add_version(agent: Agent, *, snapshot: dict, changes: dict, actor) -> AgentVersion:
+    last = agent.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    version = _version(agent, number=last + 1, snapshot=snapshot, changes=changes, actor=actor)
+    version.save(force_insert=True)
+    return version
+
+
+def _created(snapshot: dict) -> dict:
+    """The changes of an agent's creation: every versioned field from nothing."""
+    return {name: {"from": None, "to": value} for name, value in snapshot.items()}
 
 
 @transaction.atomic
@@ -110,7 +122,7 @@ def agent_save(*, agent: Agent, actor=None, note: str = "") -> Agent:
     agent.save()
     after = agent_snapshot(agent)
     if before is None:
-        changes = {name: {"from": None, "to": value} for name, value in after.items()}
+        changes = _created(after)
         action = "agent.create"
     else:
         changes = audit.diff(before, after)
@@ -138,18 +150,8 @@ def agents_create(*, agents: list[Agent], actor=None, note: str = "") -> list[Ag
     versions, entries = [], []
     for agent in agents:
         after = agent_snapshot(agent)
-        changes = {name: {"from": None, "to": value} for name, value in after.items()}
-        versions.append(
-            AgentVersion(
-                agent=agent,
-                agent_slug=agent.slug,
-                number=1,
-                snapshot=after,
-                changes=changes,
-                changed_by_id=getattr(actor, "pk", None),
-                changed_by_name=actor.get_username() if actor is not None else "",
-            )
-        )
+        changes = _created(after)
+        versions.append(_version(agent, number=1, snapshot=after, changes=changes, actor=actor))
         entries.append(
             {
                 "actor": actor,

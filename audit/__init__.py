@@ -10,7 +10,22 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 
 
-def record(
+def record(**fields: Any):
+    """Append one entry (`entry`'s arguments) and return it. Call it inside the transaction of
+    the change it records, so the entry and the change are stored together or not at all."""
+    stored = entry(**fields)
+    stored.save(force_insert=True)
+    return stored
+
+
+def record_many(entries: list[dict[str, Any]]) -> list:
+    """Append several entries in one statement, each given as `entry`'s arguments, in order."""
+    from audit.models import AuditEntry
+
+    return AuditEntry.objects.bulk_create([entry(**fields) for fields in entries])
+
+
+def entry(
     *,
     actor,
     action: str,
@@ -21,8 +36,7 @@ def record(
     subject_id: Any = None,
     subject_repr: str = "",
 ):
-    """Append one entry and return it. Call it inside the transaction of the change it records,
-    so the entry and the change are stored together or not at all.
+    """One entry, not stored yet (`record` stores it):
 
     - `actor`: the user who acted (None for the system);
     - `action`: a dotted name, e.g. "token.issue", "agent.change", "review.resolve";
@@ -30,38 +44,6 @@ def record(
     - `changes`: {"field": {"from": old, "to": new}}, JSON values (see `diff`);
     - `note`: free text (a reviewer's note, a reason).
     """
-    entry = _entry(
-        actor=actor,
-        action=action,
-        subject=subject,
-        changes=changes,
-        note=note,
-        subject_type=subject_type,
-        subject_id=subject_id,
-        subject_repr=subject_repr,
-    )
-    entry.save(force_insert=True)
-    return entry
-
-
-def record_many(entries: list[dict[str, Any]]) -> list:
-    """Append several entries in one statement, each given as `record`'s arguments, in order."""
-    from audit.models import AuditEntry
-
-    return AuditEntry.objects.bulk_create([_entry(**entry) for entry in entries])
-
-
-def _entry(
-    *,
-    actor,
-    action: str,
-    subject,
-    changes: dict[str, Any] | None = None,
-    note: str = "",
-    subject_type: str = "",
-    subject_id: Any = None,
-    subject_repr: str = "",
-):
     from audit.models import AuditEntry
 
     if subject is not None:

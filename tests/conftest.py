@@ -65,6 +65,18 @@ def _fresh_rate_limits(redis_client):
             redis_client.delete(key)
 
 
+@contextmanager
+def stored_for_module(django_db_blocker):
+    """For a module-scoped fixture: what the block stores is shared by the module's tests. It
+    is stored in a transaction each test's own nests in (so a test's changes are undone after
+    it), and rolled back after the module's last test."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
 def default_agents(db):
     call_command("load_default_agents", stdout=open(os.devnull, "w"))

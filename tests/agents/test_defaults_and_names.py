@@ -9,7 +9,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from agents.defaults import DEFAULT_AGENTS
+from agents.management.commands.load_default_agents import default_state
 from agents.models import Agent, AgentVersion
+from agents.services import agent_save
 from audit.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
@@ -19,6 +21,31 @@ def load(*args) -> str:
     out = io.StringIO()
     call_command("load_default_agents", *args, stdout=out)
     return out.getvalue()
+
+
+def test_installing_the_defaults_stores_what_saving_each_agent_alone_stores(django_user_model):
+    """The command stores the agents at once (`agents_create`); each gets the first version and
+    the audit entry `agent_save` would give it."""
+    load()
+    batch = {a.slug: (_version_of(a), _creation_of(a)) for a in Agent.objects.order_by("position")}
+    assert list(batch) == [spec["slug"] for spec in DEFAULT_AGENTS]
+    Agent.objects.all().delete()  # their versions and audit entries stay, under the old ids
+    for spec in DEFAULT_AGENTS:
+        agent_save(agent=Agent(**default_state(spec)), note="load_default_agents")
+    alone = {a.slug: (_version_of(a), _creation_of(a)) for a in Agent.objects.all()}
+    assert batch == alone
+
+
+def _version_of(agent) -> tuple:
+    (version,) = AgentVersion.objects.filter(agent=agent)
+    return version.number, version.snapshot, version.changes, version.changed_by_name
+
+
+def _creation_of(agent) -> tuple:
+    (created,) = AuditEntry.objects.filter(
+        action="agent.create", subject_type="agents.agent", subject_id=str(agent.pk)
+    )
+    return created.actor_name, created.subject_repr, created.changes, created.note
 
 
 def test_reset_restores_every_field_and_reactivates(default_agents):

@@ -18,7 +18,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.core.management import call_command
-from django.db import transaction
 from django.utils import timezone
 
 from analytics import selectors
@@ -30,6 +29,7 @@ from protocols.question_sets import wilson_interval
 from reviews import services as review_services
 from reviews.models import ReviewItem
 from tests.analytics.test_rollups import finish, make_debate, review
+from tests.conftest import stored_for_module
 from tests.debates.test_views import text_of
 from tests.factories import StaffFactory
 
@@ -77,14 +77,12 @@ def run(query: str, user, protocol: str) -> Debate:
 
 @pytest.fixture(scope="module")
 def world(django_db_setup, django_db_blocker):
-    """The default agents, a staff user and the labelled debates, stored once for the module
-    in a transaction each test's own nests in (so a test's changes are undone after it), and
-    rolled back after the module's last test."""
-    with django_db_blocker.unblock(), transaction.atomic():
+    """The default agents, a staff user and the labelled debates, stored once for the
+    module."""
+    with stored_for_module(django_db_blocker):
         call_command("load_default_agents", stdout=open(os.devnull, "w"))
         staff = StaffFactory(username="ana")
         yield staff, _labelled(staff)
-        transaction.set_rollback(True)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -17,6 +17,7 @@ from debates import selectors
 from debates.models import Debate
 from reviews import selectors as review_selectors
 from reviews.models import ReviewItem
+from tests.conftest import stored_for_module
 from tests.factories import CompletedDebateFactory, UserFactory, with_roles
 
 # Stores 3,000 debates for the module (a slow test: bin/test runs it, --fast leaves it out).
@@ -26,10 +27,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def seeded(django_db_setup, django_db_blocker):
     """A few debates of several kinds among 3,000 ordinary ones, and the table's statistics up
-    to date, so that PostgreSQL plans as it does for a large table. Stored once for the
-    module, in a transaction that each test's own transaction nests in, and rolled back after
-    the module's last test."""
-    with django_db_blocker.unblock(), transaction.atomic():
+    to date, so that PostgreSQL plans as it does for a large table (stored once for the
+    module)."""
+    with stored_for_module(django_db_blocker):
         staff = with_roles(UserFactory(is_staff=True))
         other = UserFactory()
         Debate.objects.bulk_create(
@@ -64,7 +64,6 @@ def seeded(django_db_setup, django_db_blocker):
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE debates_debate")
         yield staff, other
-        transaction.set_rollback(True)
 
 
 @pytest.fixture
