@@ -1,12 +1,17 @@
 """The role matrix (README, "Roles and permissions"), cell by cell: each role against each
 page and API operation that needs a permission, through the API with a token and the pages with
-a signed-in browser session. A cell is one test on fresh data, so a cell's action cannot make
-another cell pass."""
+a signed-in browser session. A cell is one test, and its changes are undone after it, so a
+cell's action cannot make another cell pass: the data every cell starts from (the default
+agents, the world, one user per role) is stored once for the module, in a transaction each
+cell's own nests in (`tests.conftest.stored_for_module`)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -18,6 +23,7 @@ from debates.reviewing.items import review_items_for_debate
 from evaluation.models import EvaluationRun
 from reviews.models import ReviewItem
 from tests.api.conftest import client_for
+from tests.conftest import stored_for_module
 from tests.contradictions.conftest import reports_of
 from tests.factories import CompletedDebateFactory, UserFactory
 
@@ -314,11 +320,27 @@ def _veto_agent() -> dict:
 CELLS = [(op, role) for op in OPERATIONS for role in ROLES]
 
 
+@pytest.fixture(scope="module")
+def stored(django_db_setup, django_db_blocker):
+    """The default agents, the world and one user per role, stored once for the module."""
+    with stored_for_module(django_db_blocker):
+        call_command("load_default_agents", stdout=open(os.devnull, "w"))
+        world = World()
+        yield world, {role: getattr(person(role), "pk", None) for role in ROLES}
+
+
+@pytest.fixture
+def world(stored, db) -> World:
+    world = stored[0]
+    world.item.refresh_from_db()  # as the cell finds it, whatever an earlier cell changed
+    return world
+
+
 @pytest.mark.parametrize(("operation", "role"), CELLS, ids=[f"{o} | {r}" for o, r in CELLS])
-def test_role_matrix(operation, role, default_agents):
+def test_role_matrix(operation, role, world, stored):
     how, method, path, body, expected = OPERATIONS[operation]
-    world = World()
-    user = person(role)
+    pk = stored[1][role]
+    user = None if pk is None else get_user_model().objects.get(pk=pk)  # no cached permissions
     safety_before = Agent.objects.get(slug="safety").can_veto
     veto_agent = _veto_agent()
     if "to ACT" in operation and user is not None:
