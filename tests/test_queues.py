@@ -4,7 +4,6 @@ own: a flood of one kind does not hold up another."""
 from __future__ import annotations
 
 import http.server
-import threading
 import time
 import uuid
 
@@ -19,6 +18,7 @@ from debates.tasks import deliver_webhook
 from runs import sweeping
 from tests.conftest import wait_for
 from tests.factories import UserFactory
+from tests.support.threads import serve_in_thread
 
 FLOOD = 60
 RECEIVER_HANGS = 2.0  # seconds before the receiver answers 503
@@ -62,7 +62,7 @@ class _DownReceiver:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
 
     def close(self):
         self.server.shutdown()

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import token_issue
 from tests.factories import StaffFactory, UserFactory
+from tests.support.threads import serve_in_thread
 
 
 @pytest.fixture
@@ -85,8 +86,7 @@ class Receiver:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/debates"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.thread = serve_in_thread(self.server)
 
     def answer(self, *statuses: int) -> None:
         self.statuses.extend(statuses)

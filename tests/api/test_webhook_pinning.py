@@ -7,13 +7,13 @@ import http.server
 import socket
 import ssl
 import subprocess
-import threading
 import uuid
 
 import pytest
 
 from debates import services, webhooks
 from debates.models import WebhookDelivery
+from tests.support.threads import serve_in_thread
 
 NAME = "hooks.example.test"
 PUBLIC = "93.184.215.14"  # a global address; nothing answers it from the test machine
@@ -62,8 +62,7 @@ class LocalReceiver:
         if tls_context is not None:
             tls_context.sni_callback = lambda sock, name, ctx: self.server_names.append(name)
             self.server.socket = tls_context.wrap_socket(self.server.socket, server_side=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.thread = serve_in_thread(self.server)
 
     def close(self):
         self.server.shutdown()

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.threads import serve_in_thread
+
 DEFAULT_MODEL_NAME = "fake-model"
 #: The encoding the server bills with, for a model tiktoken does not know by name (OpenAI's
 #: cl100k_base counts emoji and CJK denser than its later o200k_base). Read from litellm's
@@ -271,10 +273,7 @@ class FakeOpenAI:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, daemon=True, name="fake-openai"
-        )
-        self._thread.start()
+        self._thread = serve_in_thread(self._httpd, name="fake-openai")
         return self
 
     def stop(self) -> None:

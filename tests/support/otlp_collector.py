@@ -21,6 +21,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
+from tests.support.threads import serve_in_thread
+
 
 @dataclass(frozen=True)
 class ReceivedSpan:
@@ -100,7 +102,7 @@ class OTLPCollector:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = serve_in_thread(self.server, start=False)
 
     def spans(self) -> list[ReceivedSpan]:
         with self._lock:
