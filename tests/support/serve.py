@@ -193,12 +193,20 @@ class Stack:
     def tail(self, lines: int = 80) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
-    def get(self, path: str, **kwargs) -> requests.Response:
-        kwargs.setdefault("timeout", 10)
+    def request(self, method: str, path: str, **kwargs) -> requests.Response:
+        """One request to the stack. The wait is generous (the suite's other process may be
+        driving Chromium on the same 2 cores); one that times out says what the stack logged."""
+        kwargs.setdefault("timeout", 30)
         kwargs.setdefault("allow_redirects", False)
-        return self.session.get(self.base + path, **kwargs)
+        try:
+            return self.session.request(method, self.base + path, **kwargs)
+        except requests.Timeout as exc:
+            raise requests.Timeout(
+                f"{method} {path}: {exc}\nThe stack's log:\n{self.tail()}"
+            ) from exc
+
+    def get(self, path: str, **kwargs) -> requests.Response:
+        return self.request("GET", path, **kwargs)
 
     def post(self, path: str, **kwargs) -> requests.Response:
-        kwargs.setdefault("timeout", 10)
-        kwargs.setdefault("allow_redirects", False)
-        return self.session.post(self.base + path, **kwargs)
+        return self.request("POST", path, **kwargs)
