@@ -25,8 +25,6 @@ STRONG_KEY = "k3Y-" + "aB9_cD8-eF7_gH6-iJ5_kL4-mN3_oP2-qR1_sT0-uV9_wX8-yZ7_"
 # A test that starts a worker or Chromium some other way carries the mark itself.
 WORKER_FIXTURES = {"celery_worker_process", "worker_factory"}
 BROWSER_FIXTURES = {"browser", "page"}
-#: The marks of the long tests, the longest kind first.
-LONG = ("smoke", "recovery", "e2e", "browser", "slow")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by these marks
@@ -41,14 +39,6 @@ def pytest_collection_modifyitems(items):
         # tests need no worker and stay in the fast tier).
         if "recovery" in item.path.parent.parts and item.get_closest_marker("e2e"):
             item.add_marker(pytest.mark.recovery)
-    # The modules of the long tests (the production stack, crashes, workers, Chromium, slow)
-    # run first, whole: the two test processes then finish together, the short tests filling
-    # in at the end, rather than one process running a minute-long test alone.
-    rank: dict = {}
-    for item in items:
-        marks = [i for i, name in enumerate(LONG) if item.get_closest_marker(name)]
-        rank[item.path] = min(marks + [rank.get(item.path, len(LONG))])
-    items.sort(key=lambda item: rank[item.path])  # stable: a module's order stays
 
 
 @pytest.fixture(scope="session")
