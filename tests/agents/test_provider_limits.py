@@ -103,7 +103,7 @@ def test_a_deployment_without_limits_never_touches_redis(redis_client):
 
 LIMIT = 6  # requests per window the provider accepts
 WINDOW = 1.0  # seconds
-DEBATES = 40
+DEBATES = 20
 
 
 @pytest.mark.e2e
