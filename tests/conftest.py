@@ -57,7 +57,8 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 #: Tables a transactional test's teardown leaves: rows Django's `post_migrate` would only
-#: write back (content types, permissions), and the migrations' record.
+#: write back (content types, permissions). The migrations' record is no model's table, and is
+#: left as `flush` leaves it.
 KEPT_TABLES = {"django_content_type", "auth_permission"}
 
 
