@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import connections, transaction
 from django.test import TransactionTestCase
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,8 +72,6 @@ def _empty_tables(self) -> None:
     (`session_replication_role`), so neither foreign keys nor triggers fire: the audit table's
     refusal of DELETE, and the roll-up triggers, which a TRUNCATE does not fire either.
     Sequences go on counting, as after `flush` without `reset_sequences`."""
-    from django.db import connections, transaction
-
     for alias in self._databases_names(include_mirrors=False):
         connection = connections[alias]
         tables = connection.introspection.django_table_names(
@@ -105,8 +104,6 @@ def stored_for_module(django_db_blocker):
     """For a module-scoped fixture: what the block stores is shared by the module's tests. It
     is stored in a transaction each test's own nests in (so a test's changes are undone after
     it), and rolled back after the module's last test."""
-    from django.db import transaction
-
     with django_db_blocker.unblock(), transaction.atomic():
         yield
         transaction.set_rollback(True)
