@@ -225,6 +225,36 @@ def signed_headers(*, secret: str, event: str, event_id, body: bytes) -> dict[st
     }
 
 
+REDIRECT_NOT_FOLLOWED = "The receiver answered with a redirect; redirects are not followed."
+
+
+def _send(
+    *,
+    secret: str,
+    url: str,
+    target: callbacks.CallbackTarget,
+    event: str,
+    event_id,
+    payload: dict,
+    traced: dict,
+) -> tuple[int | None, str, str]:
+    """POST one event, signed with `secret`, to the checked address `target` of `url`
+    (`callbacks.post`), as every event and ping is sent. Returns the answer's status code (None:
+    no answer, the request failed), its excerpt, and an error: the request's failure, or a
+    redirect, which is never followed. What a status code means is the caller's to say."""
+    body = encode_body(payload)
+    headers = signed_headers(secret=secret, event=event, event_id=event_id, body=body)
+    try:
+        status_code, excerpt = callbacks.post(
+            url=url, target=target, body=body, headers=headers, traced=traced
+        )
+    except requests.RequestException as exc:
+        return None, "", f"{type(exc).__name__}: {exc}"[:2000]
+    if 300 <= status_code < 400:
+        return status_code, excerpt, REDIRECT_NOT_FOLLOWED
+    return status_code, excerpt, ""
+
+
 PING = "ping"
 
 
@@ -257,21 +287,17 @@ def ping(*, user, url: str) -> PingResult:
             "created_at": timezone.now().isoformat(),
             "site": settings.DEBATE_SITE_URL,
         }
-        body = encode_body(payload)
-        headers = signed_headers(
-            secret=webhook_secret_get(user=user).secret, event=PING, event_id=event_id, body=body
+        status_code, excerpt, error = _send(
+            secret=webhook_secret_get(user=user).secret,
+            url=url,
+            target=target,
+            event=PING,
+            event_id=event_id,
+            payload=payload,
+            traced={"event": PING},
         )
-        try:
-            status_code, excerpt = callbacks.post(
-                url=url, target=target, body=body, headers=headers, traced={"event": PING}
-            )
-        except requests.RequestException as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-        else:
-            if 300 <= status_code < 400:
-                error = "The receiver answered with a redirect; redirects are not followed."
-            elif status_code >= 400:
-                error = f"The receiver answered {status_code}: it would refuse events."
+        if not error and status_code >= 400:
+            error = f"The receiver answered {status_code}: it would refuse events."
     return PingResult(
         url=url,
         event_id=str(event_id),
@@ -315,28 +341,21 @@ def deliver(
     elif problem:
         error = f"Not sent: {problem}"
     else:
-        body = encode_body(payload)
-        headers = signed_headers(
-            secret=webhook_secret_get(user=owner).secret, event=event, event_id=event_id, body=body
+        status_code, excerpt, error = _send(
+            secret=webhook_secret_get(user=owner).secret,
+            url=url,
+            target=target,
+            event=event,
+            event_id=event_id,
+            payload=payload,
+            traced={"debate": debate_id, "event": event, "attempt": attempt},
         )
-        try:
-            status_code, excerpt = callbacks.post(
-                url=url,
-                target=target,
-                body=body,
-                headers=headers,
-                traced={"debate": debate_id, "event": event, "attempt": attempt},
-            )
-        except requests.RequestException as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
+        if status_code is None:  # no answer: the network failed or timed out
             retryable = True
-        else:
-            if 300 <= status_code < 400:
-                error = "The receiver answered with a redirect; redirects are not followed."
-            elif status_code >= 500 or status_code in RETRYABLE_STATUS:
-                retryable = True
-            elif status_code >= 400:
-                error = "The receiver refused the event."
+        elif not error and (status_code >= 500 or status_code in RETRYABLE_STATUS):
+            retryable = True
+        elif not error and status_code >= 400:
+            error = "The receiver refused the event."
     if status_code is not None and 200 <= status_code < 300:
         status = WebhookDelivery.Status.DELIVERED
     elif retryable and not last:

@@ -77,6 +77,8 @@ class Receiver:
                     )
                     status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
+                if 300 <= status < 400:  # somewhere to go: a client that follows comes back
+                    self.send_header("Location", f"{self.path}/moved")
                 self.send_header("Content-Type", "text/plain")
                 self.end_headers()
                 self.wfile.write(f"answered {status}".encode())

@@ -136,6 +136,14 @@ def test_a_ping_to_a_refusing_receiver_says_so(api, receiver):
     assert "answered 403" in body["error"]
 
 
+def test_a_ping_answered_with_a_redirect_says_it_is_not_followed(api, receiver):
+    receiver.answer(307)
+    body = api.post(PING, {"url": receiver.url}, format="json").json()
+    assert (body["delivered"], body["status_code"]) == (False, 307)
+    assert body["error"] == webhooks.REDIRECT_NOT_FOLLOWED
+    assert len(receiver.requests) == 1
+
+
 def test_a_ping_to_a_stored_callback_url(api, user, other_api, receiver, default_agents):
     debate = services.debate_create(
         query="Is it raining?", created_by=user, callback_url=receiver.url, enqueue=False

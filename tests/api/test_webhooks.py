@@ -105,6 +105,16 @@ def test_which_answers_are_retried(finished_debate, receiver, status, retry):
     assert _attempt(finished_debate, 1).retry is retry
 
 
+@pytest.mark.parametrize("status", [302, 307, 308])
+def test_a_redirect_is_neither_followed_nor_retried_and_says_why(finished_debate, receiver, status):
+    receiver.answer(status)
+    result = _attempt(finished_debate, 1)
+    assert (result.status, result.retry) == ("gave_up", False)
+    row = WebhookDelivery.objects.get()
+    assert (row.status_code, row.error) == (status, webhooks.REDIRECT_NOT_FOLLOWED)
+    assert [r["path"] for r in receiver.requests] == ["/hooks/debates"]
+
+
 def test_an_unreachable_receiver_is_retried_with_the_error_recorded(finished_debate):
     result = _attempt(finished_debate, 1, url="http://127.0.0.1:9/nothing-listens")
     assert result.retry is True
