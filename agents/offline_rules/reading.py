@@ -89,13 +89,20 @@ def normalise(query: str) -> str:
     return " ".join(text.split())
 
 
-#: A game or a story's world: acts there harm no one ("steal a car in GTA").
+#: A game or a story's world: acts there harm no one ("steal a car in GTA"). Named games, and
+#: words no one uses of the real world: a final or raid boss, an NPC, "in level 3", an enemy
+#: base.
 _GAME = re.compile(
     r"\bin (?:a |the |my |this )?(?:[\w-]+ ){0,3}(?:game|games|video games?|videogames?|"
     r"board games?|tabletop|rpg|d&d|dungeons (?:and|&) dragons)\b|\bin (?:gta(?: \w+)?|grand "
     r"theft auto|minecraft|call of duty|fortnite|skyrim|roblox|the sims|overwatch|valorant|"
     r"counter-strike|cs:?go|pubg|apex legends|halo|zelda|pokemon|among us|chess|cluedo|clue|"
     r"monopoly|poker)\b"
+    r"|\b(?:final|raid|mini|end-?game|secret|optional|hidden|superboss|world) ?-?boss(?:es)?\b"
+    r"|\bboss (?:fights?|battles?|rush|rooms?|levels?)\b|\bnpcs?\b"
+    r"|\b(?:in|on|beat|pass|past|clear|finish|complete|reach|unlock|skip) level \d+\b"
+    r"|\b(?:respawn\w*|pvp|pve|speedrun\w*|playthroughs?|in-game|enemy (?:base|team|spawn)|"
+    r"side ?quests?|main quest|hit ?points|health bar)\b"
 )
 
 
@@ -115,13 +122,13 @@ def _harm(text: str, original: str) -> Reading | None:
                 found = rule.search(text, original)
                 if found:
                     return Reading("harmful", category.name, rule.label, found.group(0))
-    if request and (evasion or aim):
+    if request and (evasion or aim) and not game:
         cue = evasion or aim
         category = _topic_category(text) or "illegal activity"
         label = "evading detection" if evasion else "an illegal aim"
         return Reading("harmful", category, label, cue.group(0))
     soft = SOFT_EVASION.search(text)
-    if soft and request and not surprise and not _GOOD_PURPOSE.search(text):
+    if soft and request and not surprise and not game and not _GOOD_PURPOSE.search(text):
         for category in CATEGORIES:
             if category.name in _HOSTILE and category.topic.search(text):
                 return Reading("harmful", category.name, "acting covertly", soft.group(0))
