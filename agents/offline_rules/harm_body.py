@@ -46,7 +46,7 @@ BODY: tuple[Category, ...] = (
                 rf"\b{_HARM_VERBS}(?! (?:a |an |the )?(?:photos?|pictures?|portraits?|videos?|"
                 rf"films?|movies?|scenes?|footage|hoops|the breeze|emails?|messages?|fleas|ticks|"
                 rf"lice|worms|bacteria|germs|parasites|weeds|bugs|mites|mou?ld|time|process\w*|"
-                rf"test\w*|out\b|off\b)) (?:[\w'-]+ ){{0,3}}?{_PERSON}\b{_NOT_A_GAME}",
+                rf"test\w*|out\b|off\b|of\b)) (?:[\w'-]+ ){{0,3}}?{_PERSON}\b{_NOT_A_GAME}",
                 _HELP + r"|\bwithout (?:hurting|harming|killing|injuring)\b",
             ),
             (
@@ -280,6 +280,16 @@ BODY: tuple[Category, ...] = (
                 r"explicit (?:photos?|pictures?|images?|content|videos?)|intimate (?:photos?|"
                 r"pictures?|images?|videos?|content)|sex tapes?|naked (?:photos?|pictures?))\b",
                 r"\b(?:my own|of myself|remove|take down|report)\b",
+            ),
+            (
+                "sexualising a minor",
+                r"\bsexuali[sz]\w* (?:[\w'-]+ ){0,3}?(?:child|children|kids?|minors?|underage|"
+                r"preteens?|pre-teens?|teens?|teenagers?|schoolgirls?|schoolboys?|(?:young|"
+                r"little) (?:girls?|boys?)|(?:an? )?(?:\d+|one|two|three|four|five|six|seven|"
+                r"eight|nine|ten|eleven|twelve|\w+teen)[- ]years?[- ]olds?(?: (?:girls?|boys?))?)"
+                r"\b",
+                r"\b(?:why|harm\w*|effects?|impacts?|problem\w*|critic\w*|counter\w*|prevent\w*|"
+                r"stop\w*|against|protect\w*|report\w*|media|advertis\w*|fashion)\b",
             ),
         ),
         intents=_rules(

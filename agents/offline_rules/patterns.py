@@ -31,6 +31,8 @@ _PERSON = (
     r"person|lady)|person|human|jewish|black|muslim|gay|trans)|the (?:president|prime "
     r"minister|king|queen|victim|witness|police|judge|mayor|senator|pope)|children|kids|"
     r"women|men|girls|boys|students|patients|civilians|crowds?|a crowd|humans?|"
+    r"(?:an? |the |our |their )?(?:prisoners?|inmates?|detainees?|hostages?|captives?|"
+    r"prisoners? of war)|"
     r"(?:my|his|her|their|our|your|an?|the) (?:[\w+-]+ )?"
     + _RELATION
     + r"|\d+[- ]?(?:year|yr)s?[- ]old|"
