@@ -375,6 +375,8 @@ class _Runner:
             )
             if not finished:
                 raise RuntimeError("the run stopped running while it was being completed")
+            # Its admission ends with it: what it held is given back, what it spent counted.
+            budgets.close(f"contradiction-run:{run.pk}")
             # Flagged contradictions are queued in the transaction that completes the run.
             review_items_for_contradictions(run_id=run.id, flagged=flagged)
 

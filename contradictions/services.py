@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from agents import routing
+from agents import routing, spending
 from budgets import services as budgets
 from contradictions import detection
 from contradictions.authority import Ranking
@@ -60,8 +60,8 @@ def contradiction_run_create(
     """Store a queued run with its reports and claims, and enqueue it (on commit). It is
     charged to `created_by` and `api_token` (their spending limits apply to its arbitrations).
 
-    Raises `ValidationError` (field -> message) and stores nothing on bad input, or when a
-    spending limit has no room for a single call (`budgets.limits.BudgetExceeded`).
+    Raises `ValidationError` (field -> message) and stores nothing on bad input, or when the
+    run's worst case does not fit a spending limit (`_admitted`; `budgets.limits.BudgetExceeded`).
     """
     check_reports(reports)
     threshold = _threshold(
@@ -103,10 +103,28 @@ def contradiction_run_create(
         for row, r in zip(stored, reports, strict=True)
         for j, f in enumerate(r.findings, start=1)
     )
-    budgets.charge_open(subject=f"contradiction-run:{run.pk}", user=created_by, token=api_token)
+    charge = budgets.charge_open(
+        subject=f"contradiction-run:{run.pk}", user=created_by, token=api_token
+    )
+    _admitted(run, charge, user=created_by, token=api_token)
     if enqueue:
         transaction.on_commit(lambda: RUNS.enqueue(str(run.id)))
     return run
+
+
+def _admitted(run: ContradictionRun, charge, *, user, token) -> None:
+    """Admit the run against the spending limits of who pays for it, as a debate is admitted:
+    its whole worst case (its own limits, at the dearest price its arbitrator may reach) must
+    fit every limit of the user, the token and the installation, and is held there until it
+    ends (`budgets.limits.BudgetExceeded` otherwise; the caller's transaction keeps nothing).
+    A run whose own limits do not bound its tokens was let in by `budgets.start_check`: its
+    arbitrations are then reserved one by one."""
+    if not budgets.admits(charge):
+        return
+    cost, tokens = spending.debate_worst_case(
+        [run.model], max_tokens=charge.max_tokens, max_cost=charge.max_cost_usd
+    )
+    budgets.admit(worst=[(charge.subject, cost, tokens)], user=user, token=token)
 
 
 def debate_positions(debate: Debate) -> list[Position]:

@@ -123,7 +123,8 @@ def staff_user(db):
 class ScriptedArbitrator:
     """Stands in for `gateway.acomplete`: answers with `reply(messages)` (default: the offline
     model's own answer), counts the calls and how many were in flight at once. With a
-    `barrier` (an `asyncio.Barrier`), each call waits there, for at most 20 s."""
+    `barrier` (an `asyncio.Barrier`), each call waits there, for at most 20 s. Each reply is
+    billed `cost` (default: what the offline model costs, nothing)."""
 
     def __init__(
         self,
@@ -132,8 +133,10 @@ class ScriptedArbitrator:
         barrier: asyncio.Barrier | None = None,
         fail_after: int | None = None,
         exc: BaseException | None = None,
+        cost: Decimal = Decimal(0),
     ):
         self.reply = reply
+        self.cost = cost
         self.barrier = barrier
         self.fail_after = fail_after
         self.exc = exc
@@ -159,7 +162,7 @@ class ScriptedArbitrator:
                 content = reply_to(messages)
             else:
                 content = self.reply(messages)
-            return gateway.LLMResponse(model, content, 100, 40, Decimal("0.0001"), 5, 1)
+            return gateway.LLMResponse(model, content, 100, 40, self.cost, 5, 1)
         finally:
             with self.lock:
                 self.in_flight -= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from unittest import mock
 
 import pytest
@@ -64,7 +65,7 @@ def many_metrics(n: int, *, second_confidence=0.6) -> list:
 
 
 def test_a_run_stores_reports_claims_contradictions_resolutions_calls_and_consensus():
-    run = run_with(reports_of("source_conflict"))
+    run = run_with(reports_of("source_conflict"), ScriptedArbitrator(cost=Decimal("0.0001")))
     assert run.status == ContradictionRun.Status.COMPLETED, run.error
     assert AgentReport.objects.filter(run=run).count() == 2
     assert Finding.objects.filter(run=run).count() == 2
@@ -78,7 +79,7 @@ def test_a_run_stores_reports_claims_contradictions_resolutions_calls_and_consen
     assert call.status == "done" and call.raw_response and call.tokens_in == 100
     assert "1. GCC-STAT, 2. World Bank" in call.prompt[1]["content"]
     assert (run.resolved_count, run.flagged_count) == (1, 0)
-    assert run.tokens_in == 100 and run.cost_usd > 0
+    assert (run.tokens_in, run.tokens_out, run.cost_usd) == (100, 40, Decimal("0.0001"))
     assert "GCC-STAT" in run.consensus_narrative
     replaced = [f for r in run.adjusted_reports for f in r["findings"] if f["status"] == "replaced"]
     assert replaced[0]["original"]["source"] == "World Bank"
