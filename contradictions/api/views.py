@@ -66,9 +66,9 @@ class ContradictionRunCreateThrottle(CreateRateThrottle):
             401: UNAUTHENTICATED,
             429: OpenApiResponse(
                 BudgetExceededSerializer,
-                description="Too many runs started (a `detail` message), or a spending limit "
-                "is reached (`code` budget_exceeded: the limit, what is used, when it resets); "
-                "retry after `Retry-After` s.",
+                description="Too many runs started (a `detail` message), or the run's worst "
+                "case does not fit a spending limit (`code` budget_exceeded: the limit, what is "
+                "used, what the run needs, when it resets); retry after `Retry-After` s.",
             ),
         },
     ),
