@@ -42,6 +42,19 @@ BODY: tuple[Category, ...] = (
                 r"\b(?:prevent|counter|debunk|condemn|history|why do)\w*\b",
             ),
             (
+                "putting something in a person's food or drink",
+                r"\b(?:slip|put|add|mix|drop|pour|sneak|stir|crush|spike|lace|hide)\w* (?:[\w'-]+ )"
+                r"{0,2}?(?:laxatives?|poisons?|drugs?|pills?|bleach|antifreeze|sedatives?|"
+                r"sleeping (?:pills|tablets)|tranquili[sz]ers?|eye ?drops|rat poison|"
+                r"medications?|meds|xanax|valium|ambien|ghb|ketamine|chemicals?|crushed glass|"
+                r"glass|urine|pee|feces|poo|spit|saliva|semen|bodily fluids) (?:[\w'-]+ ){0,2}?"
+                r"(?:in|into) (?!my own\b)(?:[\w'-]+ ){0,3}?(?:food|drinks?|lunch|dinner|"
+                r"breakfast|meals?|coffee|tea|water|juice|smoothie|soup|wine|beer|cocktail|"
+                r"soda|milk|snacks?|cake|cookies|sandwich)\b",
+                r"\b(?:my own|myself|for me|prescribed|doctor|safe(?:ly)?|baby|babies|toddler|"
+                r"child's|kid's|recipe|cooking|bake|baking)\b",
+            ),
+            (
                 "harming a person",
                 rf"\b{_HARM_VERBS}(?! (?:a |an |the )?(?:photos?|pictures?|portraits?|videos?|"
                 rf"films?|movies?|scenes?|footage|hoops|the breeze|emails?|messages?|fleas|ticks|"
@@ -274,6 +287,18 @@ BODY: tuple[Category, ...] = (
                 r"about|use protection)\b(?!.*\bnot using\b)",
             ),
             (
+                "recording a person undressed",
+                r"\b(?:record|film|photograph|videotape|video|tape|watch|spy on|peep (?:on|at)|"
+                r"take (?:photos?|pictures?|videos?|pics) of|get (?:photos?|pictures?|videos?|"
+                r"pics) of) (?:[\w'-]+ ){0,3}?(?:(?:in|while in) (?:the |a |her |his |their )?"
+                r"(?:shower|bath|bathtub|bathroom|toilet|restroom|changing rooms?|locker rooms?|"
+                r"fitting rooms?|dressing rooms?)|(?:while |when )?(?:(?:she|he|they)(?:'s|'re| is|"
+                r" are)? )?(?:undress\w*|naked|nude|changing(?: (?:her|his|their))? clothes|"
+                r"getting (?:changed|undressed|dressed)|showering|bathing))\b",
+                r"\b(?:my own|myself|report\w*|protect\w*|prevent\w*|detect\w*|find hidden|"
+                r"is it (?:legal|illegal)|law)\b",
+            ),
+            (
                 "sharing intimate images",
                 r"\b(?:share|post|leak|distribute|spread|send|upload|sell|publish|circulate|"
                 r"expose) (?:[\w'-]+ ){0,4}?(?:nudes|nude (?:photos?|pictures?|images?)|"
@@ -311,7 +336,11 @@ BODY: tuple[Category, ...] = (
                 r"permission)\b(?=.*\b(?:sex\w*|explicit|nudes?|naked|intimate|porn\w*|touch"
                 r"\w*)\b)|\b(?:sex\w*|explicit|nudes?|naked|intimate|porn\w*)\b(?=.*\b(?:without"
                 r"|against) (?:[\w'-]+ )?(?:consent|will|permission|knowing|knowledge)\b)|"
-                r"\bdate[- ]rape\b|\b(?:slip|put|add|mix|drop|pour|spike|lace)\w* (?:[\w'-]+ ){0,3}"
+                r"\bdate[- ]rape\b|\b(?:slip|put|add|mix|drop|pour|spike|lace)\w* "
+                r"(?:[\w'-]+ ){0,2}?(?:something|anything|stuff|drugs?|pills?|roofies?|ghb|"
+                r"ketamine|rohypnol|xanax|valium|ambien|sedatives?|sleeping (?:pills|tablets)|"
+                r"tranquili[sz]ers?|medications?|meds|powders?|eye ?drops|alcohol|vodka|liquor|"
+                r"spirits) "
                 r"(?:in|into) (?:her|his|their|someone'?s|a girl'?s|a woman'?s|a guy'?s|a man'?s|"
                 r"my (?:date|girlfriend|boyfriend|wife|husband|friend|coworker|boss|crush)'?s?) "
                 r"(?:[\w'-]+ )?(?:drinks?|food|coffee|wine|beer|cocktail)\b|\b(?:roofie|"
