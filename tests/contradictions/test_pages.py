@@ -104,6 +104,20 @@ def test_the_start_form_checks_the_reports_and_starts_a_run(client, user):
     assert run.origin == "page" and run.created_by == user
 
 
+def test_the_start_form_says_why_a_run_that_does_not_fit_a_limit_is_refused(client, user, settings):
+    settings.BUDGET_DEBATE_MAX_TOKENS = 30_000
+    settings.BUDGET_USER_DAILY_TOKENS = 20_000
+    client.force_login(user)
+    response = client.post(
+        reverse("contradictions:start"), {"reports": json.dumps(SCENARIOS["simple"])}
+    )
+    assert response.status_code == 400
+    text = re.sub(r"\s+", " ", response.content.decode())
+    assert "Spending limit reached: your daily token limit (user_daily_tokens)" in text
+    assert "30,000" in text
+    assert not ContradictionRun.objects.exists()
+
+
 # --- the review queue ---------------------------------------------------------------------------
 
 
