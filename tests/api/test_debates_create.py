@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 
 from debates.models import Debate, IdempotencyKey, Participant
+from tests.support.threads import at_once
 
 URL = "/api/v1/debates/"
 pytestmark = pytest.mark.usefixtures("default_agents")
@@ -187,22 +185,13 @@ def test_concurrent_requests_with_one_idempotency_key_create_one_debate(
 
     settings.DEBATE_API_CREATE_RATE = "1000/minute"
     body = {"question": "Is it going to rain tomorrow?", "callback_url": "http://127.0.0.1:9/"}
-    barrier = threading.Barrier(4)
-    results: list = []
-
-    def start():
-        client = client_for(user)
-        barrier.wait()
-        try:
-            results.append(client.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="same"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    clients = [client_for(user) for _ in range(4)]
+    results = at_once(
+        *[
+            lambda c=c: c.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="same")
+            for c in clients
+        ]
+    )
     assert [r.status_code for r in results] == [202] * 4
     assert len({r.json()["id"] for r in results}) == 1
     assert Debate.objects.count() == 1
@@ -238,22 +227,16 @@ def test_the_limit_holds_for_concurrent_requests(user, default_agents, settings,
     # of the session would run them during this test's teardown. Only the limit is tested.
     enqueued: list[str] = []
     monkeypatch.setattr(tasks.run_debate, "delay", enqueued.append)
-    barrier = threading.Barrier(8)
-    codes: list[int] = []
-
-    def start(i):
-        client = client_for(user)
-        barrier.wait()
-        try:
-            codes.append(client.post(URL, {"question": f"Q{i}?"}, format="json").status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=start, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    clients = [client_for(user) for _ in range(8)]
+    codes = [
+        r.status_code
+        for r in at_once(
+            *[
+                lambda i=i, c=c: c.post(URL, {"question": f"Q{i}?"}, format="json")
+                for i, c in enumerate(clients)
+            ]
+        )
+    ]
     assert sorted(codes) == [202] * 3 + [429] * 5
     assert Debate.objects.count() == 3
     assert len(enqueued) == 3

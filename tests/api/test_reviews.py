@@ -3,8 +3,6 @@ under the same rules as the browser queue."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -15,6 +13,7 @@ from reviews.models import ReviewEvent, ReviewItem
 from tests.api.conftest import client_for
 from tests.factories import with_roles
 from tests.reviews.conftest import SPLIT, completed_debate, run_offline
+from tests.support.threads import at_once
 
 URL = "/api/v1/reviews/"
 
@@ -335,21 +334,9 @@ def test_two_analysts_claiming_through_the_api_at_once_exactly_one_wins(
 ):
     item = ReviewItem.objects.get(debate=run_offline(SPLIT), reason="split_vote")
     clients = [client_for(staff_user), client_for(other_staff_user)]
-    barrier = threading.Barrier(2)
-    responses = []
-
-    def claim(client):
-        try:
-            barrier.wait()
-            responses.append(client.post(f"{URL}{item.pk}/claim/", format="json"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=claim, args=(c,)) for c in clients]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    responses = at_once(
+        *[lambda c=c: c.post(f"{URL}{item.pk}/claim/", format="json") for c in clients]
+    )
 
     assert sorted(r.status_code for r in responses) == [200, 409]
     won = next(r for r in responses if r.status_code == 200).json()["assignee"]

@@ -6,17 +6,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from decimal import Decimal
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from budgets import accounting
 from budgets.limits import DAY, EVER, MONTH, Allowance, BudgetExceeded, Spender
 from budgets.models import Counter, Hold, Usage
 from tests.conftest import ROOT
+from tests.support.threads import at_once
 
 
 def spender(*allowances, user_id=None) -> Spender:
@@ -99,27 +98,19 @@ def test_a_reservation_left_by_a_dead_worker_is_counted_as_spent_at_its_most():
 
 
 def _spend_in_threads(who: Spender, *, threads: int, calls: int, estimate: int, actual: int):
-    made, refused, start = [], [], threading.Barrier(threads)
+    made, refused = [], []
 
     def worker():
-        start.wait()
-        try:
-            for _ in range(calls):
-                try:
-                    held = accounting.reserve(who, cost=Decimal(0), tokens=estimate)
-                except BudgetExceeded:
-                    refused.append(1)
-                    continue
-                accounting.settle(held, model="m", tokens_in=actual, tokens_out=0, cost=0)
-                made.append(1)
-        finally:
-            connection.close()
+        for _ in range(calls):
+            try:
+                held = accounting.reserve(who, cost=Decimal(0), tokens=estimate)
+            except BudgetExceeded:
+                refused.append(1)
+                continue
+            accounting.settle(held, model="m", tokens_in=actual, tokens_out=0, cost=0)
+            made.append(1)
 
-    pool = [threading.Thread(target=worker) for _ in range(threads)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
+    at_once(*[worker] * threads)
     return len(made), len(refused)
 
 
@@ -221,25 +212,17 @@ def test_eight_threads_reserving_steps_at_once_never_pass_the_budget():
         Allowance(scope="user", key="user:steps", period=DAY, tokens=5_000),
         Allowance(scope="global", key="global", period=DAY, tokens=1_000_000),
     )
-    made, refused, start = [], [], threading.Barrier(8)
+    made, refused = [], []
 
     def worker():
-        start.wait()
-        try:
-            for _ in range(8):
-                held, exceeded = accounting.reserve_many(who, [(Decimal(0), 100)] * 3)
-                refused.append(3 - len(held) if exceeded else 0)
-                for one in held:
-                    accounting.settle(one, model="m", tokens_in=100, tokens_out=0, cost=0)
-                    made.append(1)
-        finally:
-            connection.close()
+        for _ in range(8):
+            held, exceeded = accounting.reserve_many(who, [(Decimal(0), 100)] * 3)
+            refused.append(3 - len(held) if exceeded else 0)
+            for one in held:
+                accounting.settle(one, model="m", tokens_in=100, tokens_out=0, cost=0)
+                made.append(1)
 
-    pool = [threading.Thread(target=worker) for _ in range(8)]
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
+    at_once(*[worker] * 8)
     assert len(made) == 50 and sum(refused) == 8 * 8 * 3 - 50  # exactly the budget
     row = counter("user:steps")
     assert (row.used_tokens, row.used_calls, row.reserved_tokens) == (5_000, 50, 0)

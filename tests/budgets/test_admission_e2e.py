@@ -7,11 +7,9 @@ provider billed stays within the limit, and is what the counters hold."""
 from __future__ import annotations
 
 import json
-import threading
 from decimal import Decimal
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from budgets.limits import DAY, period_key
@@ -20,6 +18,7 @@ from debates.models import Debate, LLMCall
 from tests.api.conftest import client_for
 from tests.conftest import wait_for
 from tests.factories import UserFactory
+from tests.support.threads import at_once
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -32,27 +31,9 @@ STARTS = 12
 
 def _post_all(client_of, n: int) -> list:
     """`n` debates started at once, from as many threads (each its own connection)."""
-    answers: list = [None] * n
-    go = threading.Barrier(n)
-
-    def post(i: int) -> None:
-        try:
-            client = client_of()
-            go.wait()
-            answers[i] = client.post(
-                "/api/v1/debates/",
-                {"question": QUESTION, "options": {"model": "openai/fake-model"}},
-                format="json",
-            )
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=post, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return answers
+    clients = [client_of() for _ in range(n)]
+    body = {"question": QUESTION, "options": {"model": "openai/fake-model"}}
+    return at_once(*[lambda c=c: c.post("/api/v1/debates/", body, format="json") for c in clients])
 
 
 def test_debates_at_the_edge_of_a_cost_limit_either_start_and_complete_or_are_refused(

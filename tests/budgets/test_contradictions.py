@@ -5,11 +5,9 @@ a re-run without repeating them."""
 
 from __future__ import annotations
 
-import threading
 from unittest import mock
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -23,6 +21,7 @@ from reviews import services as reviews
 from tests.contradictions.conftest import ScriptedArbitrator
 from tests.contradictions.test_services import many_metrics
 from tests.factories import StaffFactory, UserFactory
+from tests.support.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -142,26 +141,16 @@ def test_runs_started_at_once_at_a_limit_are_admitted_only_while_they_fit(settin
     settings.BUDGET_DEBATE_MAX_TOKENS = 30_000
     settings.BUDGET_USER_DAILY_TOKENS = 100_000  # room for three runs' worst cases, not four
     user = UserFactory()
-    barrier = threading.Barrier(6)
-    outcomes: list[str] = []
 
-    def start() -> None:
-        barrier.wait()
-        try:
-            services.contradiction_run_create(
-                reports=many_metrics(2), created_by=user, enqueue=False
-            )
-            outcomes.append("admitted")
-        except BudgetExceeded:
-            outcomes.append("refused")
-        finally:
-            connection.close()
+    def start() -> ContradictionRun:
+        return services.contradiction_run_create(
+            reports=many_metrics(2), created_by=user, enqueue=False
+        )
 
-    threads = [threading.Thread(target=start) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(outcomes) == ["admitted"] * 3 + ["refused"] * 3
+    outcomes = at_once(*[start] * 6, expected=(BudgetExceeded,))
+    assert (
+        sorted(type(o).__name__ for o in outcomes)
+        == ["BudgetExceeded"] * 3 + ["ContradictionRun"] * 3
+    )
     assert ContradictionRun.objects.count() == Hold.objects.count() == 3
     assert _held(f"user:{user.pk}") == (90_000, 0)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -21,6 +20,7 @@ from django.db import connection, transaction
 from budgets import accounting
 from budgets.limits import DAY, EVER, MONTH, Allowance, Spender
 from budgets.models import Counter, Hold, Usage
+from tests.support.threads import at_once
 
 BEFORE = {
     "settle": import_module("budgets.migrations.0002_budgets_reserve_settle_functions").SETTLE,
@@ -425,44 +425,32 @@ def test_two_connections_spending_against_the_same_counters_do_not_deadlock():
             user_id=1,
         ),
     ]
-    start, errors = threading.Barrier(2), []
     settled = [[0, 0, Decimal(0)], [0, 0, Decimal(0)]]  # calls, tokens, cost per thread
 
     def spend(n: int):
         rng = random.Random(n)
-        start.wait()
-        try:
-            for round_ in range(120):
-                with transaction.atomic(durable=True) if round_ % 3 == 0 else nullcontext():
-                    wanted = [(Decimal("0.001"), rng.randrange(50, 500))] * rng.randrange(1, 7)
-                    held, _ = accounting.reserve_many(spenders[n], wanted)
-                    items = [
-                        (r, rng.choice(["m1", "m2"]), rng.randrange(0, 400), 10, Decimal("0.002"))
-                        for r in held
-                    ]
-                    alone = items[: rng.randrange(0, len(items) + 1)]
-                    for r, model, tokens_in, tokens_out, cost in alone:
-                        accounting.settle(
-                            r, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost
-                        )
-                    found = accounting.settle_many_sql(items[len(alone) :])
-                    if found:
-                        accounting.settle_now(*found)
-                for _, _, tokens_in, tokens_out, cost in items:
-                    settled[n][0] += 1
-                    settled[n][1] += tokens_in + tokens_out
-                    settled[n][2] += cost
-        except Exception as exc:  # noqa: BLE001 - a deadlock is reported by the assertion
-            errors.append(exc)
-        finally:
-            connection.close()
+        for round_ in range(120):
+            with transaction.atomic(durable=True) if round_ % 3 == 0 else nullcontext():
+                wanted = [(Decimal("0.001"), rng.randrange(50, 500))] * rng.randrange(1, 7)
+                held, _ = accounting.reserve_many(spenders[n], wanted)
+                items = [
+                    (r, rng.choice(["m1", "m2"]), rng.randrange(0, 400), 10, Decimal("0.002"))
+                    for r in held
+                ]
+                alone = items[: rng.randrange(0, len(items) + 1)]
+                for r, model, tokens_in, tokens_out, cost in alone:
+                    accounting.settle(
+                        r, model=model, tokens_in=tokens_in, tokens_out=tokens_out, cost=cost
+                    )
+                found = accounting.settle_many_sql(items[len(alone) :])
+                if found:
+                    accounting.settle_now(*found)
+            for _, _, tokens_in, tokens_out, cost in items:
+                settled[n][0] += 1
+                settled[n][1] += tokens_in + tokens_out
+                settled[n][2] += cost
 
-    threads = [threading.Thread(target=spend, args=(n,)) for n in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    at_once(lambda: spend(0), lambda: spend(1))  # a deadlock would be raised here
     calls, tokens, cost = (sum(column) for column in zip(*settled, strict=True))
     assert 0 < calls
     for key, period in [("user:1", "d"), ("user:1", "m"), ("global", "d")]:

@@ -17,6 +17,7 @@ from debates import running, selectors, services, storage
 from debates.models import Challenge, Debate, LLMCall, Participant, Round, Statement, Vote
 from reviews.models import ReviewItem
 from runs import lifecycle
+from tests.support.threads import at_once
 
 
 class CountingLLM:
@@ -363,22 +364,8 @@ def test_an_unparseable_reply_becomes_a_failsafe_refuse_and_the_debate_completes
 def test_two_runners_at_once_run_the_debate_once(default_agents):
     debate = services.debate_create(query="What is the capital of France?", enqueue=False)
     spy = CountingLLM()
-    barrier = threading.Barrier(2)
-    outcomes = []
-
-    def run():
-        try:
-            barrier.wait()
-            outcomes.append(running.debate_run(debate_id=debate.id))
-        finally:
-            connection.close()
-
     with mock.patch.object(gateway, "acomplete", spy):
-        threads = [threading.Thread(target=run) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        outcomes = at_once(*[lambda: running.debate_run(debate_id=debate.id)] * 2)
     assert len(spy.calls) == 12
     assert _counts(debate) == FULL
     assert sum(o is not None for o in outcomes) >= 1

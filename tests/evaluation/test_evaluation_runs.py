@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 
 from accounts.roles import REVIEWER
 from debates import running, services
@@ -16,6 +14,7 @@ from evaluation import runs
 from evaluation.models import EvaluationItem, EvaluationRun
 from protocols.question_sets import QuestionSetError
 from tests.factories import StaffFactory
+from tests.support.threads import at_once
 
 SET = "\n".join(
     json.dumps({"question": q, "expected": e, "category": c, "reason": "r"})
@@ -67,21 +66,7 @@ def test_two_askers_at_once_ask_each_question_once(default_agents, monkeypatch):
     monkeypatch.setattr(tasks.run_debate, "delay", lambda debate_id: None)
     run = start()
     item = run.items.first()
-    results = []
-    barrier = threading.Barrier(2)
-
-    def ask():
-        barrier.wait()
-        try:
-            results.append(runs.item_ask(item_id=item.id))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=ask) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = at_once(*[lambda: runs.item_ask(item_id=item.id)] * 2)
     assert sum(r is not None for r in results) == 1
     assert Debate.objects.count() == 1
     assert runs.item_ask(item_id=item.id) is None  # and never again later

@@ -3,12 +3,10 @@ services, against the real PostgreSQL and Redis (the run itself in-process)."""
 
 from __future__ import annotations
 
-import threading
 from unittest import mock
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection
 
 from agents import gateway
 from debates import running, services
@@ -24,6 +22,7 @@ from tests.reviews.conftest import (
     llm_failing_at,
     run_offline,
 )
+from tests.support.threads import at_once
 
 FAILED_ERROR = f"The language model failed (permanent): {PROVIDER_ERROR}"
 
@@ -195,23 +194,12 @@ def test_two_analysts_rerunning_at_once_queue_the_debate_once(
 ):
     debate = failed_debate()
     item = debate.review_items.get()
-    barrier = threading.Barrier(2)
-    results, conflicts = [], []
-
-    def rerun(user):
-        try:
-            barrier.wait()
-            results.append(reviews.review_rerun(item_id=item.pk, user=user))
-        except reviews.ReviewConflict as exc:
-            conflicts.append(exc.message)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=rerun, args=(u,)) for u in (staff, other_staff)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    outcomes = at_once(
+        *[lambda u=u: reviews.review_rerun(item_id=item.pk, user=u) for u in (staff, other_staff)],
+        expected=(reviews.ReviewConflict,),
+    )
+    conflicts = [o.message for o in outcomes if isinstance(o, reviews.ReviewConflict)]
+    results = [o for o in outcomes if not isinstance(o, reviews.ReviewConflict)]
     assert len(results) == 1 and len(conflicts) == 1
     assert "already resolved" in conflicts[0]
     assert ReviewEvent.objects.filter(item=item, action="resolved").count() == 1

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 from unittest import mock
 
 import pytest
-from django.db import connection
 
 from debates import running, services
 from debates.models import Debate, Vote
@@ -23,6 +21,7 @@ from tests.reviews.conftest import (
     high_risk_dissent_metadata,
     run_offline,
 )
+from tests.support.threads import at_once
 
 
 def _items(debate) -> dict[str, ReviewItem]:
@@ -168,21 +167,7 @@ def test_two_enqueues_of_the_same_debate_at_once_create_each_item_once():
             "low_confidence_warning": True,
         }
     )
-    barrier = threading.Barrier(2)
-    created: list[list[ReviewItem]] = []
-
-    def enqueue():
-        try:
-            barrier.wait()
-            created.append(review_items_for_debate(debate=debate.id))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=enqueue) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    created = at_once(*[lambda: review_items_for_debate(debate=debate.id)] * 2)
     assert sorted(len(c) for c in created) == [0, 1]
     [item] = ReviewItem.objects.filter(debate=debate)
     assert item.reasons == ["safety_veto", "split_vote", "low_confidence"]

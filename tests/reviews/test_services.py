@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection
 
 from debates import selectors as debate_selectors
 from debates.models import Debate
@@ -15,6 +12,7 @@ from reviews import services
 from reviews.models import ReviewEvent, ReviewItem
 from reviews.triage import priority_for
 from tests.reviews.conftest import SPLIT, run_offline
+from tests.support.threads import at_once
 
 
 @pytest.fixture
@@ -220,24 +218,9 @@ def test_an_unknown_item_is_reported_as_missing(db, staff):
 
 def _race(*actions):
     """Run the actions in threads started together; return (results, conflicts)."""
-    barrier = threading.Barrier(len(actions))
-    results, conflicts = [], []
-
-    def run(action):
-        try:
-            barrier.wait()
-            results.append(action())
-        except services.ReviewConflict as exc:
-            conflicts.append(exc.message)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(a,)) for a in actions]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results, conflicts
+    outcomes = at_once(*actions, expected=(services.ReviewConflict,))
+    conflicts = [o.message for o in outcomes if isinstance(o, services.ReviewConflict)]
+    return [o for o in outcomes if not isinstance(o, services.ReviewConflict)], conflicts
 
 
 @pytest.mark.django_db(transaction=True)

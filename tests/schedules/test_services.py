@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection
 from django_celery_beat.models import PeriodicTask, PeriodicTasks
 
 from accounts.roles import OPERATOR
@@ -19,6 +17,7 @@ from debates.models import Debate
 from schedules import selectors, services
 from schedules.models import DebateSchedule, ScheduleRun
 from tests.factories import with_roles
+from tests.support.threads import at_once
 
 QUESTIONS = ["What is the capital of France?", "Is Bitcoin a good investment?"]
 FROZEN = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
@@ -212,21 +211,8 @@ def test_two_firings_at_once_create_the_debates_once(default_agents, analyst, pr
     schedule = services.schedule_create(
         name="Twice", owner=analyst, questions=QUESTIONS, kind="interval", every=1, period="hours"
     )
-    barrier = threading.Barrier(2)
-    outcomes = []
-
-    def fire(trigger):
-        try:
-            barrier.wait()
-            outcomes.append(_fire(schedule, trigger=trigger).outcome)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=fire, args=(t,)) for t in ScheduleRun.Trigger.values]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    fired = at_once(*[lambda t=t: _fire(schedule, trigger=t) for t in ScheduleRun.Trigger.values])
+    outcomes = [f.outcome for f in fired]
     assert sorted(outcomes) == ["created", "skipped"]
     assert Debate.objects.filter(schedule=schedule).count() == 2
 
