@@ -68,7 +68,6 @@ def contradiction_run_create(
         value_threshold, "CONTRADICTION_VALUE_THRESHOLD", 0, 1, "value_threshold"
     )
     gap = _threshold(confidence_gap, "CONTRADICTION_CONFIDENCE_GAP", 0, 1, "confidence_gap")
-    budgets.start_check(user=created_by, token=api_token)
     run = ContradictionRun.objects.create(
         origin=origin,
         created_by=created_by,
@@ -117,9 +116,11 @@ def _admitted(run: ContradictionRun, charge, *, user, token) -> None:
     its whole worst case (its own limits, at the dearest price its arbitrator may reach) must
     fit every limit of the user, the token and the installation, and is held there until it
     ends (`budgets.limits.BudgetExceeded` otherwise; the caller's transaction keeps nothing).
-    A run whose own limits do not bound its tokens was let in by `budgets.start_check`: its
-    arbitrations are then reserved one by one."""
+    A run whose own limits do not bound its tokens cannot be admitted: it is let in while every
+    limit has room for one call (`budgets.start_check`), its arbitrations then reserved one by
+    one."""
     if not budgets.admits(charge):
+        budgets.start_check(user=user, token=token)
         return
     cost, tokens = spending.debate_worst_case(
         [run.model], max_tokens=charge.max_tokens, max_cost=charge.max_cost_usd

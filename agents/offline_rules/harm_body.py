@@ -43,16 +43,18 @@ BODY: tuple[Category, ...] = (
             ),
             (
                 "putting something in a person's food or drink",
-                r"\b(?:slip|put|add|mix|drop|pour|sneak|stir|crush|spike|lace|hide)\w* (?:[\w'-]+ )"
-                r"{0,2}?(?:laxatives?|poisons?|drugs?|pills?|bleach|antifreeze|sedatives?|"
-                r"sleeping (?:pills|tablets)|tranquili[sz]ers?|eye ?drops|rat poison|"
-                r"medications?|meds|xanax|valium|ambien|ghb|ketamine|chemicals?|crushed glass|"
-                r"glass|urine|pee|feces|poo|spit|saliva|semen|bodily fluids) (?:[\w'-]+ ){0,2}?"
-                r"(?:in|into) (?!my own\b)(?:[\w'-]+ ){0,3}?(?:food|drinks?|lunch|dinner|"
-                r"breakfast|meals?|coffee|tea|water|juice|smoothie|soup|wine|beer|cocktail|"
-                r"soda|milk|snacks?|cake|cookies|sandwich)\b",
-                r"\b(?:my own|myself|for me|prescribed|doctor|safe(?:ly)?|baby|babies|toddler|"
-                r"child's|kid's|recipe|cooking|bake|baking)\b",
+                r"\b(?:slip|put|add|mix|drop|pour|sneak|stir|spike|lace)\w* (?:[\w'-]+ ){0,2}?"
+                r"(?:laxatives?|poisons?|drugs?|pills?|bleach|antifreeze|sedatives?|sleeping "
+                r"(?:pills|tablets)|tranquili[sz]ers?|eye ?drops|rat poison|medications?|meds|"
+                r"xanax|valium|ambien|ghb|ketamine|crushed glass|glass|urine|pee|feces|poo|spit|"
+                r"saliva|semen|bodily fluids) (?:[\w'-]+ ){0,2}?(?:in|into) (?:her|his|their|"
+                r"someone(?: else)?'s|somebody'?s|a (?:girl|woman|guy|man|person|stranger)'s|"
+                rf"(?:my|our|the) (?:[\w-]+ ){{0,2}}?{_RELATION}'s?) (?:[\w'-]+ ){{0,2}}?(?:food|"
+                r"drinks?|lunch|dinner|breakfast|meals?|coffee|tea|juice|smoothie|soup|wine|beer|"
+                r"cocktail|soda|milk|snacks?|cake|cookies|sandwich)\b",
+                r"\b(?:my own|myself|for me|prescribed|doctor|vet|safe(?:ly)?|baby|babies|"
+                r"toddler|refuses?|won't take|will not take|doesn't take|does not take|"
+                r"recipe|cooking|bake|baking)\b",
             ),
             (
                 "harming a person",
@@ -288,15 +290,16 @@ BODY: tuple[Category, ...] = (
             ),
             (
                 "recording a person undressed",
-                r"\b(?:record|film|photograph|videotape|video|tape|watch|spy on|peep (?:on|at)|"
-                r"take (?:photos?|pictures?|videos?|pics) of|get (?:photos?|pictures?|videos?|"
-                r"pics) of) (?:[\w'-]+ ){0,3}?(?:(?:in|while in) (?:the |a |her |his |their )?"
+                r"\b(?:record|film|photograph|videotape|spy on|peep (?:on|at)|take (?:photos?|"
+                r"pictures?|videos?|pics) of|get (?:photos?|pictures?|videos?|pics) of) "
+                rf"(?:[\w'-]+ ){{0,2}}?{_PERSON} (?:[\w'-]+ ){{0,2}}?(?:(?:in|while in) "
+                r"(?:the |a |her |his |their )?"
                 r"(?:shower|bath|bathtub|bathroom|toilet|restroom|changing rooms?|locker rooms?|"
                 r"fitting rooms?|dressing rooms?)|(?:while |when )?(?:(?:she|he|they)(?:'s|'re| is|"
                 r" are)? )?(?:undress\w*|naked|nude|changing(?: (?:her|his|their))? clothes|"
                 r"getting (?:changed|undressed|dressed)|showering|bathing))\b",
                 r"\b(?:my own|myself|report\w*|protect\w*|prevent\w*|detect\w*|find hidden|"
-                r"is it (?:legal|illegal)|law)\b",
+                r"is it (?:legal|illegal)|law|baby|babies|newborn|infant|toddler)\b",
             ),
             (
                 "sharing intimate images",
@@ -339,8 +342,8 @@ BODY: tuple[Category, ...] = (
                 r"\bdate[- ]rape\b|\b(?:slip|put|add|mix|drop|pour|spike|lace)\w* "
                 r"(?:[\w'-]+ ){0,2}?(?:something|anything|stuff|drugs?|pills?|roofies?|ghb|"
                 r"ketamine|rohypnol|xanax|valium|ambien|sedatives?|sleeping (?:pills|tablets)|"
-                r"tranquili[sz]ers?|medications?|meds|powders?|eye ?drops|alcohol|vodka|liquor|"
-                r"spirits) "
+                r"tranquili[sz]ers?|medications?|meds|powders?|eye ?drops|drops|alcohol|vodka|"
+                r"liquor|spirits|molly|mdma|ecstasy|poison|laxatives?) "
                 r"(?:in|into) (?:her|his|their|someone'?s|a girl'?s|a woman'?s|a guy'?s|a man'?s|"
                 r"my (?:date|girlfriend|boyfriend|wife|husband|friend|coworker|boss|crush)'?s?) "
                 r"(?:[\w'-]+ )?(?:drinks?|food|coffee|wine|beer|cocktail)\b|\b(?:roofie|"

@@ -31,6 +31,7 @@ from agents.offline_rules.patterns import (
     ILLEGAL_AIM,
     REQUEST,
     SOFT_EVASION,
+    TARGET,
     Category,
 )
 
@@ -90,8 +91,8 @@ def normalise(query: str) -> str:
 
 
 #: A game or a story's world: acts there harm no one ("steal a car in GTA"). Named games, and
-#: words no one uses of the real world: a final or raid boss, an NPC, "in level 3", an enemy
-#: base.
+#: words no one uses of the real world: a final or raid boss, an NPC, PvP, an enemy base. A
+#: real person named as well ("my wife", "my boss") takes the game out of it.
 _GAME = re.compile(
     r"\bin (?:a |the |my |this )?(?:[\w-]+ ){0,3}(?:game|games|video games?|videogames?|"
     r"board games?|tabletop|rpg|d&d|dungeons (?:and|&) dragons)\b|\bin (?:gta(?: \w+)?|grand "
@@ -100,7 +101,6 @@ _GAME = re.compile(
     r"monopoly|poker)\b"
     r"|\b(?:final|raid|mini|end-?game|secret|optional|hidden|superboss|world) ?-?boss(?:es)?\b"
     r"|\bboss (?:fights?|battles?|rush|rooms?|levels?)\b|\bnpcs?\b"
-    r"|\b(?:in|on|beat|pass|past|clear|finish|complete|reach|unlock|skip) level \d+\b"
     r"|\b(?:respawn\w*|pvp|pve|speedrun\w*|playthroughs?|in-game|enemy (?:base|team|spawn)|"
     r"side ?quests?|main quest|hit ?points|health bar)\b"
 )
@@ -111,7 +111,7 @@ def _harm(text: str, original: str) -> Reading | None:
     surprise = _SURPRISE.search(text)
     evasion = None if surprise else EVASION.search(text)
     aim = None if _AGAINST.search(text) else ILLEGAL_AIM.search(text)
-    game = _GAME.search(text)
+    game = _GAME.search(text) and not TARGET.search(text)
     for category in CATEGORIES:
         for rule in category.intents:
             found = rule.search(text, original)
