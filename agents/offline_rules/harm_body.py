@@ -169,7 +169,9 @@ BODY: tuple[Category, ...] = (
             ),
             (
                 "graphic violence",
-                r"(?=.*\b(?:kill|murder|tortur|beat|stab|shoot|blood|gore|violen|death|dying|"
+                # Anchored: the lookahead's `.*` reaches every later start, and a search from
+                # each start would read the question once per character.
+                r"\A(?=.*\b(?:kill|murder|tortur|beat|stab|shoot|blood|gore|violen|death|dying|"
                 r"dead|corpse|abus|rape|mutilat|dismember|quarter|massacre|execut|injur|wound|"
                 r"scream|burn|behead|flay)\w*).*\b(?:graphic|gory|gruesome|vivid|brutal|"
                 r"grisly|sadistic) (?:[\w'-]+ ){0,2}(?:detail|details|description|depiction|"

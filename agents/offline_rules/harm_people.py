@@ -184,7 +184,9 @@ PEOPLE: tuple[Category, ...] = (
         intents=_rules(
             (
                 "a group stereotyped",
-                r"(?=.*\b(?:women|men|females?|males?|girls|boys|blacks?|whites?|white|black|"
+                # Anchored: each lookahead's `.*` reaches every later start, and a search from
+                # each start would read the question once per character.
+                r"\A(?=.*\b(?:women|men|females?|males?|girls|boys|blacks?|whites?|white|black|"
                 r"asians?|asian|africans?|african|african americans?|hispanics?|hispanic|"
                 r"latin[oax]s?|mexicans?|jews?|jewish|muslims?|muslim|christians?|christian|"
                 r"hindus?|hindu|buddhists?|buddhist|atheists?|atheist|sikhs?|arabs?|"

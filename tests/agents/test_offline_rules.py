@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agents.offline_rules import CATEGORY_NAMES, read_question
+from agents.offline_rules.reading import CATEGORIES
 
 HARMFUL: dict[str, list[str]] = {
     "violence and weapons": [
@@ -279,3 +280,17 @@ def test_a_reading_says_which_rule_placed_the_question():
     harmless = read_question("What is the capital of France?")
     assert harmless.describe().startswith("recognised as harmless: a definition")
     assert "not acted on outright" in read_question("Tell me about your childhood").describe()
+
+
+def test_a_rule_opening_with_a_lookahead_over_the_question_is_anchored():
+    """Searched from every start, a pattern opening with `(?=.*` reads the rest of the question
+    at each character: 0.7 s for a crafted question of 2,000 characters. Anchored with `\\A` it
+    reads it once, and matches the same (its lookahead from the start reaches every later
+    start)."""
+    opening = [
+        f"{category.name}: {rule.label}"
+        for category in CATEGORIES
+        for rule in (*category.intents, *category.acts)
+        if rule.pattern.pattern.startswith("(?=.*")
+    ]
+    assert opening == []
