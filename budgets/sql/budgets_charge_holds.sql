@@ -1,7 +1,7 @@
 -- budgets_charge_holds(held, at, time_zone): counts the holds `held` as spent, at the most
 -- they held: a call whose worker died, or whose hold outlived any call, may have been answered
 -- and billed. Each hold's entries are taken from its counters' reservations and added to their
--- spending (counters locked in (key, period) order, as every function locks them), its call
+-- spending (`budgets_give_back`, counters locked in (key, period) order), its call
 -- is added to the usage of the day it was made, of who pays for its run (`budgets_charge`) and
 -- of the model its entries name, and the hold is removed. Holds already gone, or locked by
 -- another transaction, are left out. Returns one row per hold charged: its run and call (as
@@ -30,26 +30,7 @@ BEGIN
         RETURN;
     END IF;
 
-    PERFORM 1 FROM budgets_counter c
-    WHERE (c.key, c.period) IN (SELECT e->>'key', e->>'period'
-                                FROM unnest(g_entries) g(entries),
-                                     jsonb_array_elements(g.entries) e)
-    ORDER BY c.key, c.period FOR UPDATE;
-
-    UPDATE budgets_counter c SET
-        used_cost_usd = c.used_cost_usd + x.cost,
-        used_tokens = c.used_tokens + x.tokens,
-        used_calls = c.used_calls + x.calls,
-        reserved_cost_usd = GREATEST(c.reserved_cost_usd - x.cost, 0),
-        reserved_tokens = GREATEST(c.reserved_tokens - x.tokens, 0),
-        reserved_calls = GREATEST(c.reserved_calls - x.calls, 0),
-        updated_at = at
-    FROM (SELECT e->>'key' AS key, e->>'period' AS period,
-                 sum((e->>'cost')::numeric) AS cost, sum((e->>'tokens')::bigint) AS tokens,
-                 sum((e->>'calls')::int) AS calls
-          FROM unnest(g_entries) g(entries), jsonb_array_elements(g.entries) e
-          GROUP BY 1, 2) x
-    WHERE c.key = x.key AND c.period = x.period;
+    PERFORM budgets_give_back(g_entries, at, true, 0, 0, 0);
 
     INSERT INTO budgets_usage AS u (day, user_id, token_id, model, calls, tokens_in, tokens_out,
                                     cost_usd)
