@@ -7,10 +7,11 @@ bodies run at import time are not counted, nor is anything outside the project (
 Celery, litellm). The debate runs in this process (Celery's eager mode), with the built-in
 offline model, so the path is the request, the task, the protocol, the gateway and storage.
 
-Prints each file with the functions run in it, grouped by app, then the spine: the files on
-the call stack at each SQL statement the debate's run makes (in the request's and the task's
-thread), and the totals. The offline model stands where a provider's HTTP API would be with a
-real model: its files are marked, and counted apart.
+Prints each file with the functions run in it (and the lines of those functions), grouped by
+app, then the spine: the files on the call stack at each SQL statement the debate's run makes
+(in the request's and the task's thread), the totals, and the fewest files of at most 500 lines
+each app's path files would pack into. The offline model stands where a provider's HTTP API
+would be with a real model: its files are marked, and counted apart.
 
 Usage: .venv/bin/python bench/debate_path.py
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
@@ -100,6 +101,7 @@ def main() -> None:
     one_debate()  # warm-up: imports and caches
 
     seen: dict[str, set[str]] = defaultdict(set)
+    run_lines: dict[str, set[int]] = defaultdict(set)  # the lines of the functions run, by file
     root = str(ROOT) + os.sep
     venv = str(ROOT / ".venv")
     tool = sys.monitoring.PROFILER_ID
@@ -110,6 +112,8 @@ def main() -> None:
         if filename.startswith(root) and not filename.startswith(venv):
             if code.co_name != "<module>":
                 seen[filename[len(root) :]].add(code.co_qualname)
+                last = max((line for _, _, line in code.co_lines() if line), default=0)
+                run_lines[filename[len(root) :]].update(range(code.co_firstlineno, last + 1))
         return sys.monitoring.DISABLE if not filename.startswith(root) else None
 
     # The spine: the files on the call stack at each SQL statement the debate makes (its rows,
@@ -142,18 +146,35 @@ def main() -> None:
     for filename in counted:
         by_app[filename.split("/", 1)[0]].append(filename)
     lines = 0
+    sizes: dict[str, int] = {}
     for app in sorted(by_app):
         print(f"{app}/")
         for filename in by_app[app]:
-            size = sum(1 for _ in open(ROOT / filename, encoding="utf-8"))
+            size = sizes[filename] = sum(1 for _ in open(ROOT / filename, encoding="utf-8"))
             lines += size
             mark = "  (model)" if filename in model else ""
-            print(f"  {filename:<48} {size:>5} lines, {len(seen[filename]):>3} functions{mark}")
+            print(
+                f"  {filename:<48} {size:>5} lines, {len(seen[filename]):>3} functions "
+                f"({len(run_lines[filename]):>4} lines){mark}"
+            )
     print(f"\nThe spine: the files on the call stack at the debate's {statements} SQL statements")
     for filename in sorted(spine):
         print(f"  {filename:<48} at {spine[filename]:>3} of them")
     print(f"{len(spine)} files on the spine.")
     model_lines = sum(1 for f in model for _ in open(ROOT / f, encoding="utf-8"))
+    # Each app's path files packed into files of at most 500 lines (none over, none mixing
+    # apps), at best: the fewest files the path could run through without large files.
+    packed = {
+        app: -(-sum(sizes[f] for f in files if f not in model) // 500)
+        for app, files in by_app.items()
+    }
+    function_lines = sum(len(run_lines[f]) for f in counted if f not in model)
+    print(
+        "\nWithout the offline model, packed per app into files of at most 500 lines: at least "
+        f"{sum(packed.values())} files ("
+        + ", ".join(f"{app} {n}" for app, n in sorted(packed.items()) if n)
+        + f"). The functions run span {function_lines:,} of those lines."
+    )
     print(
         f"\nDebate {debate.pk}: {debate.decision}. From the POST to the stored decision: "
         f"{len(counted)} project files ({lines:,} lines) ran; without the offline model's "
