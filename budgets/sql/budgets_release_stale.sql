@@ -1,5 +1,6 @@
--- budgets_release_stale(before, time_zone): the holds of calls made before `before` (their worker died
--- before settling them: no call lasts that long) are counted as spent, at the most they held
+-- budgets_release_stale(before, time_zone): the holds of calls made before `before` (a worker
+-- died before settling them, as no call lasts that long) are counted as spent, at the most they
+-- held
 -- (`budgets_charge_holds`: the call may have been answered and billed); a debate's admission
 -- (`budgets_close` ends it) is left alone, and so are holds another transaction has locked.
 -- Their calls count in the usage of the day they were made, in `time_zone`. Returns how many

@@ -5,12 +5,18 @@ migration written for another version of a file leaves the database alone."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import uuid
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.db import connection
 
 from audit.sql_functions import create_or_replace, sql_files, version_of
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +65,40 @@ def test_the_database_defines_each_function_as_its_sql_file_does(path: Path):
         f'create_or_replace("{path.parent.parent.name}", "{path.stem}", '
         f'version="{version_of(path.read_text())}")'
     )
+
+
+@pytest.mark.slow
+def test_a_new_database_migrates_from_scratch_to_the_files_definitions():
+    """The test database is kept between runs (`--reuse-db`), so it has been migrated all
+    along; a new installation runs every migration on an empty database, where a migration that
+    loads a function before the one it calls fails (a SQL function's body is checked when it is
+    made). Here a database is made empty, migrated as `manage.py migrate` does, and each of its
+    functions compared with its file."""
+    params = connection.get_connection_params()
+    server = {k: params[k] for k in ("host", "port", "user") if params.get(k)}
+    name = f"test_from_scratch_{uuid.uuid4().hex[:8]}"
+    url = f"postgres://{server['user']}@{server['host']}:{server.get('port', 5432)}/{name}"
+    with psycopg.connect(**server, dbname="postgres", autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        result = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--no-input"],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        with psycopg.connect(url) as fresh, fresh.cursor() as cursor:
+            in_new = _functions(cursor, "public")
+        with connection.cursor() as cursor:
+            in_kept = _functions(cursor, _schema(cursor))
+        assert sorted(in_new) == sorted(path.stem for path in sql_files())
+        assert in_new == in_kept
+    finally:
+        with psycopg.connect(**server, dbname="postgres", autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_every_function_of_the_database_has_its_sql_file():
