@@ -43,18 +43,21 @@ BODY: tuple[Category, ...] = (
             ),
             (
                 "putting something in a person's food or drink",
-                r"\b(?:slip|put|add|mix|drop|pour|sneak|stir|spike|lace)\w* (?:[\w'-]+ ){0,2}?"
-                r"(?:laxatives?|poisons?|drugs?|pills?|bleach|antifreeze|sedatives?|sleeping "
-                r"(?:pills|tablets)|tranquili[sz]ers?|eye ?drops|rat poison|medications?|meds|"
-                r"xanax|valium|ambien|ghb|ketamine|crushed glass|glass|urine|pee|feces|poo|spit|"
-                r"saliva|semen|bodily fluids) (?:[\w'-]+ ){0,2}?(?:in|into) (?:her|his|their|"
-                r"someone(?: else)?'s|somebody'?s|a (?:girl|woman|guy|man|person|stranger)'s|"
-                rf"(?:my|our|the) (?:[\w-]+ ){{0,2}}?{_RELATION}'s?) (?:[\w'-]+ ){{0,2}}?(?:food|"
-                r"drinks?|lunch|dinner|breakfast|meals?|coffee|tea|juice|smoothie|soup|wine|beer|"
-                r"cocktail|soda|milk|snacks?|cake|cookies|sandwich)\b",
+                r"\b(?:slip|put|add|mix|drop|pour|sneak|stir|spike|lace|hide)\w* (?:[\w'-]+ )"
+                r"{0,2}?(?:laxatives?|poisons?|drugs?|pills?|bleach|antifreeze|chemicals?|"
+                r"sedatives?|sleeping (?:pills|tablets)|tranquili[sz]ers?|eye ?drops|rat poison|"
+                r"medications?|meds|xanax|valium|ambien|ghb|ketamine|crushed glass|glass|urine|"
+                r"pee|feces|poo|spit|saliva|semen|bodily fluids) (?:[\w'-]+ ){0,2}?(?:in|into) "
+                r"(?:her|his|their|someone(?: else)?'s|somebody'?s|everyone'?s|a (?:girl|woman|"
+                rf"guy|man|person|stranger)'s|(?:my|our|the|an?) (?:[\w-]+ ){{0,2}}?{_RELATION}'s?|"
+                r"the (?:office|staff|team|break ?room|company|school|party|shared|communal)) "
+                r"(?:[\w'-]+ ){0,2}?(?:food|drinks?|lunch|dinner|breakfast|meals?|coffee|tea|"
+                r"water|juice|smoothie|soup|wine|beer|cocktail|soda|milk|snacks?|cake|cookies|"
+                r"sandwich|punch|pot)\b",
                 r"\b(?:my own|myself|for me|prescribed|doctor|vet|safe(?:ly)?|baby|babies|"
                 r"toddler|refuses?|won't take|will not take|doesn't take|does not take|"
-                r"recipe|cooking|bake|baking)\b",
+                r"recipe|cooking|bake|baking|(?:his|her|their|\w+'s) (?:medication|medicine|"
+                r"meds)|(?:cat|dog|pet|puppy|kitten|horse|parrot|rabbit|hamster)'?s?)\b",
             ),
             (
                 "harming a person",
@@ -292,16 +295,17 @@ BODY: tuple[Category, ...] = (
             ),
             (
                 "recording a person undressed",
-                r"\b(?:record|film|photograph|videotape|spy on|peep (?:on|at)|take (?:photos?|"
-                r"pictures?|videos?|pics) of|get (?:photos?|pictures?|videos?|pics) of) "
-                rf"(?:[\w'-]+ ){{0,2}}?{_PERSON} (?:[\w'-]+ ){{0,2}}?(?:(?:in|while in) "
-                r"(?:the |a |her |his |their )?"
-                r"(?:shower|bath|bathtub|bathroom|toilet|restroom|changing rooms?|locker rooms?|"
-                r"fitting rooms?|dressing rooms?)|(?:while |when )?(?:(?:she|he|they)(?:'s|'re| is|"
-                r" are)? )?(?:undress\w*|naked|nude|changing(?: (?:her|his|their))? clothes|"
-                r"getting (?:changed|undressed|dressed)|showering|bathing))\b",
+                r"\b(?:record|film|photograph|videotape|video|tape|watch|spy on|peep (?:on|at)|"
+                r"take (?:photos?|pictures?|videos?|pics) of|get (?:photos?|pictures?|videos?|"
+                rf"pics) of) (?:[\w'-]+ ){{0,2}}?{_PERSON} (?:(?:in|while in|while (?:she|he|"
+                r"they)(?:'s|'re| is| are) in) (?:the |a |her |his |their )?(?:shower|bath|"
+                r"bathtub|bathroom|toilet|restroom|changing rooms?|locker rooms?|fitting rooms?|"
+                r"dressing rooms?)|(?:while |when |as )?(?:(?:she|he|they)(?:'s|'re| is| are) )?"
+                r"(?:undress\w*|naked|nude|changing(?: (?:her|his|their))? clothes|getting "
+                r"(?:changed|undressed)|showering|bathing))\b",
                 r"\b(?:my own|myself|report\w*|protect\w*|prevent\w*|detect\w*|find hidden|"
-                r"is it (?:legal|illegal)|law|baby|babies|newborn|infant|toddler)\b",
+                r"is it (?:legal|illegal)|law)\b|\bmy (?:baby|babies|toddlers?|newborn|infant|"
+                r"kids?|children|son|daughter) (?:in the bath(?:tub)?|bathing|in the tub)\b",
             ),
             (
                 "sharing intimate images",
@@ -344,7 +348,7 @@ BODY: tuple[Category, ...] = (
                 r"\bdate[- ]rape\b|\b(?:slip|put|add|mix|drop|pour|spike|lace)\w* "
                 r"(?:[\w'-]+ ){0,2}?(?:something|anything|stuff|drugs?|pills?|roofies?|ghb|"
                 r"ketamine|rohypnol|xanax|valium|ambien|sedatives?|sleeping (?:pills|tablets)|"
-                r"tranquili[sz]ers?|medications?|meds|powders?|eye ?drops|drops|alcohol|vodka|"
+                r"tranquili[sz]ers?|powders?|eye ?drops|(?:a |some )?few drops|alcohol|vodka|"
                 r"liquor|spirits|molly|mdma|ecstasy|poison|laxatives?) "
                 r"(?:in|into) (?:her|his|their|someone'?s|a girl'?s|a woman'?s|a guy'?s|a man'?s|"
                 r"my (?:date|girlfriend|boyfriend|wife|husband|friend|coworker|boss|crush)'?s?) "

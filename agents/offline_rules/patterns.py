@@ -19,7 +19,7 @@ _RELATION = (
     r"(?:mother|father|ma|pa|parents?|son|daughter|children|child)|aunt|uncle|cousins?|"
     r"nephew|niece|step-?(?:son|daughter|mother|father|sister|brother|mom|dad)|in-laws?|"
     r"(?:mother|father|sister|brother)-in-law|crush|rival|enemy|enemies|competitors?|doctor|"
-    r"nurse|surgeon|therapist|patients?|secretary|assistant|teammates?|"
+    r"nurse|surgeon|therapist|patients?|secretary|assistant|teammates?|guests?|"
     r"(?:ex-)?(?:girl|boy)friend)"
 )
 #: A person (or people) something is done to.
@@ -159,6 +159,9 @@ TARGET = re.compile(
     r"\b(?:my|his|her|their|our) (?:[\w-]+ ){0,2}" + _RELATION + r"\b|\b(?:someone|somebody|"
     r"a person|a stranger|people|other people|him|her|them)\b|\b" + _OWNER
 )
+#: A real person named by how the asker knows them ("my boss", "her husband"): takes a question
+#: out of a game's world.
+REAL_PERSON = re.compile(r"\b(?:my|his|her|their|our) (?:[\w-]+ ){0,2}" + _RELATION + r"\b")
 #: An illegal aim: "... illegally", "illegal hacking" (not "is it illegal to ...").
 ILLEGAL_AIM = re.compile(
     r"\b\w+ illegally\b|\billegally \w+|\billegal (?:hacking|drugs?|weapons?|guns?|"

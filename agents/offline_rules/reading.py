@@ -29,9 +29,9 @@ from agents.offline_rules.patterns import (
     _SURPRISE,
     EVASION,
     ILLEGAL_AIM,
+    REAL_PERSON,
     REQUEST,
     SOFT_EVASION,
-    TARGET,
     Category,
 )
 
@@ -111,7 +111,7 @@ def _harm(text: str, original: str) -> Reading | None:
     surprise = _SURPRISE.search(text)
     evasion = None if surprise else EVASION.search(text)
     aim = None if _AGAINST.search(text) else ILLEGAL_AIM.search(text)
-    game = _GAME.search(text) and not TARGET.search(text)
+    game = _GAME.search(text) and not REAL_PERSON.search(text)
     for category in CATEGORIES:
         for rule in category.intents:
             found = rule.search(text, original)
