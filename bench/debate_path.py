@@ -9,9 +9,9 @@ offline model, so the path is the request, the task, the protocol, the gateway a
 
 Prints each file with the functions run in it (and the lines of those functions), grouped by
 app, then the spine: the files on the call stack at each SQL statement the debate's run makes
-(in the request's and the task's thread), the totals, and the fewest files of at most 500 lines
-each app's path files would pack into. The offline model stands where a provider's HTTP API
-would be with a real model: its files are marked, and counted apart.
+(in the request's and the task's thread), the totals, and a lower bound on the files of at
+most 500 lines that each app's path files could be packed into. The offline model stands where
+a provider's HTTP API would be with a real model: its files are marked, and counted apart.
 
 Usage: .venv/bin/python bench/debate_path.py
 It uses its own database (debates_bench) and Redis database 14, so it never touches the app's.
@@ -163,7 +163,7 @@ def main() -> None:
     print(f"{len(spine)} files on the spine.")
     model_lines = sum(1 for f in model for _ in open(ROOT / f, encoding="utf-8"))
     # Each app's path files packed into files of at most 500 lines (none over, none mixing
-    # apps), at best: the fewest files the path could run through without large files.
+    # apps): a lower bound on the files the path could run through without large files.
     packed = {
         app: -(-sum(sizes[f] for f in files if f not in model) // 500)
         for app, files in by_app.items()
