@@ -101,7 +101,7 @@ def main() -> None:
     one_debate()  # warm-up: imports and caches
 
     seen: dict[str, set[str]] = defaultdict(set)
-    run_lines: dict[str, set[int]] = defaultdict(set)  # the lines of the functions run, by file
+    run_codes: set = set()  # the code objects run; their lines are read after the debate
     root = str(ROOT) + os.sep
     venv = str(ROOT / ".venv")
     tool = sys.monitoring.PROFILER_ID
@@ -112,8 +112,7 @@ def main() -> None:
         if filename.startswith(root) and not filename.startswith(venv):
             if code.co_name != "<module>":
                 seen[filename[len(root) :]].add(code.co_qualname)
-                last = max((line for _, _, line in code.co_lines() if line), default=0)
-                run_lines[filename[len(root) :]].update(range(code.co_firstlineno, last + 1))
+                run_codes.add(code)
         return sys.monitoring.DISABLE if not filename.startswith(root) else None
 
     # The spine: the files on the call stack at each SQL statement the debate makes (its rows,
@@ -140,6 +139,10 @@ def main() -> None:
     spine.pop("bench/debate_path.py", None)
     seen.pop("bench/debate_path.py", None)
 
+    run_lines: dict[str, set[int]] = defaultdict(set)  # the lines of the functions run, by file
+    for code in run_codes:
+        last = max((line for _, _, line in code.co_lines() if line), default=0)
+        run_lines[code.co_filename[len(root) :]].update(range(code.co_firstlineno, last + 1))
     model = {f for f in seen if is_model(f)}
     counted = sorted(seen)
     by_app: dict[str, list[str]] = defaultdict(list)

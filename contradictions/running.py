@@ -175,9 +175,8 @@ class _Runner:
         self.run = run
         self.ranking = Ranking.from_snapshot(run.authority)
         self.heartbeat = lifecycle.Heartbeat(ContradictionRun, run.pk)
-        self.spender = budgets.spender_for(
-            subject=f"contradiction-run:{run.pk}", user_id=run.created_by_id
-        )
+        self.subject = RUNS.spending_subject(run.pk)
+        self.spender = budgets.spender_for(subject=self.subject, user_id=run.created_by_id)
 
     def run_thresholds(self) -> detection.Thresholds:
         return detection.Thresholds(self.run.value_threshold, self.run.confidence_gap)
@@ -376,7 +375,7 @@ class _Runner:
             if not finished:
                 raise RuntimeError("the run stopped running while it was being completed")
             # Its admission ends with it: what it held is given back, what it spent counted.
-            budgets.close(f"contradiction-run:{run.pk}")
+            budgets.close(self.subject)
             # Flagged contradictions are queued in the transaction that completes the run.
             review_items_for_contradictions(run_id=run.id, flagged=flagged)
 

@@ -61,7 +61,8 @@ def contradiction_run_create(
     charged to `created_by` and `api_token` (their spending limits apply to its arbitrations).
 
     Raises `ValidationError` (field -> message) and stores nothing on bad input, or when the
-    run's worst case does not fit a spending limit (`_admitted`; `budgets.limits.BudgetExceeded`).
+    run's worst case does not fit a spending limit (`agents.spending.admit`;
+    `budgets.limits.BudgetExceeded`).
     """
     check_reports(reports)
     threshold = _threshold(
@@ -103,29 +104,13 @@ def contradiction_run_create(
         for j, f in enumerate(r.findings, start=1)
     )
     charge = budgets.charge_open(
-        subject=f"contradiction-run:{run.pk}", user=created_by, token=api_token
+        subject=RUNS.spending_subject(run.pk), user=created_by, token=api_token
     )
-    _admitted(run, charge, user=created_by, token=api_token)
+    # Admitted as a debate is: its worst case at its arbitrator's prices.
+    spending.admit([(charge, [run.model])], user=created_by, token=api_token)
     if enqueue:
         transaction.on_commit(lambda: RUNS.enqueue(str(run.id)))
     return run
-
-
-def _admitted(run: ContradictionRun, charge, *, user, token) -> None:
-    """Admit the run against the spending limits of who pays for it, as a debate is admitted:
-    its whole worst case (its own limits, at the dearest price its arbitrator may reach) must
-    fit every limit of the user, the token and the installation, and is held there until it
-    ends (`budgets.limits.BudgetExceeded` otherwise; the caller's transaction keeps nothing).
-    A run whose own limits do not bound its tokens cannot be admitted: it is let in while every
-    limit has room for one call (`budgets.start_check`), its arbitrations then reserved one by
-    one."""
-    if not budgets.admits(charge):
-        budgets.start_check(user=user, token=token)
-        return
-    cost, tokens = spending.debate_worst_case(
-        [run.model], max_tokens=charge.max_tokens, max_cost=charge.max_cost_usd
-    )
-    budgets.admit(worst=[(charge.subject, cost, tokens)], user=user, token=token)
 
 
 def debate_positions(debate: Debate) -> list[Position]:

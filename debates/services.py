@@ -128,8 +128,8 @@ def _stored(
 ) -> list[Debate]:
     """Store checked debates, their participants and their charges in one statement (three
     inserts, however many debates), after admitting them against the spending limits in the
-    same transaction (`_admitted`; a savepoint inside a caller's transaction), and enqueue
-    each once it commits."""
+    same transaction (`agents.spending.admit`; a savepoint inside a caller's transaction), and
+    enqueue each once it commits."""
     debates = [
         Debate(
             query=n.query,
@@ -169,7 +169,14 @@ def _stored(
     parts.append(one_statement.insert("c", charges))
     with transaction.atomic():
         if budget_check:
-            _admitted(new, charges, user=created_by, token=api_token)
+            spending.admit(
+                [
+                    (charge, [spec.model for _, spec in n.participants])
+                    for n, charge in zip(new, charges, strict=True)
+                ],
+                user=created_by,
+                token=api_token,
+            )
         one_statement.execute(parts, "SELECT count(*) FROM d")
     for debate in debates:  # as `bulk_create` leaves them: stored
         debate._state.adding, debate._state.db = False, DEFAULT_DB_ALIAS
@@ -182,27 +189,6 @@ def _stored(
 
         transaction.on_commit(send)
     return debates
-
-
-def _admitted(new: list[_NewDebate], charges, *, user, token) -> None:
-    """Admit the debates against the spending limits of who pays for them: each one's whole
-    worst case (its own limits, `agents.spending.debate_worst_case`) must fit every limit of
-    the user, the token and the installation, and is held there until it ends; otherwise
-    `BudgetExceeded` and nothing is kept. A debate whose own limits do not bound its tokens
-    cannot be admitted: it is let in while every limit has room for one call
-    (`budgets.start_check`), its calls then reserved one by one."""
-    if not all(budgets.admits(charge) for charge in charges):
-        budgets.start_check(user=user, token=token)
-        return
-    worst = []
-    for n, charge in zip(new, charges, strict=True):
-        cost, tokens = spending.debate_worst_case(
-            [spec.model for _, spec in n.participants],
-            max_tokens=charge.max_tokens,
-            max_cost=charge.max_cost_usd,
-        )
-        worst.append((charge.subject, cost, tokens))
-    budgets.admit(worst=worst, user=user, token=token)
 
 
 def debate_create(
@@ -221,7 +207,7 @@ def debate_create(
 
     The debate is charged to `created_by` and the `api_token` it was started with (their
     spending limits and the installation's apply to its calls); with `budget_check`, a debate
-    whose whole worst case does not fit those limits is refused (`_admitted`;
+    whose whole worst case does not fit those limits is refused (`agents.spending.admit`;
     `budgets.limits.BudgetExceeded`, a `ValidationError` keyed "budget") and nothing is stored
     or queued.
 

@@ -154,14 +154,15 @@ _HOSTILE = (
     "drugs",
     "fraud and forgery",
 )
+#: A person named by how the asker knows them ("my boss", "her husband").
+_BY_RELATION = r"\b(?:my|his|her|their|our) (?:[\w-]+ ){0,2}" + _RELATION + r"\b"
 #: A person acted on.
 TARGET = re.compile(
-    r"\b(?:my|his|her|their|our) (?:[\w-]+ ){0,2}" + _RELATION + r"\b|\b(?:someone|somebody|"
-    r"a person|a stranger|people|other people|him|her|them)\b|\b" + _OWNER
+    _BY_RELATION + r"|\b(?:someone|somebody|a person|a stranger|people|other people|him|her|"
+    r"them)\b|\b" + _OWNER
 )
-#: A real person named by how the asker knows them ("my boss", "her husband"): takes a question
-#: out of a game's world.
-REAL_PERSON = re.compile(r"\b(?:my|his|her|their|our) (?:[\w-]+ ){0,2}" + _RELATION + r"\b")
+#: Takes a question out of a game's world: a real person named by relation.
+REAL_PERSON = re.compile(_BY_RELATION)
 #: An illegal aim: "... illegally", "illegal hacking" (not "is it illegal to ...").
 ILLEGAL_AIM = re.compile(
     r"\b\w+ illegally\b|\billegally \w+|\billegal (?:hacking|drugs?|weapons?|guns?|"
