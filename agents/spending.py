@@ -22,9 +22,7 @@ from agents.litellm_loader import get_litellm
 from agents.pricing import price
 from agents.replies import LLMResponse
 from budgets import accounting as budget_accounting
-from budgets import services as budget_services
 from budgets.limits import BudgetExceeded, Spender
-from budgets.models import Charge
 
 #: A reply's bound when the call sets no `max_tokens` and litellm does not know the model's
 #: longest reply (docs: a limit is strict only with BUDGET_DEBATE_MAX_TOKENS_PER_CALL set).
@@ -83,27 +81,6 @@ def debate_worst_case(
     if max_cost is not None:
         cost = min(cost, max_cost)
     return cost, max_tokens
-
-
-def admit(new: list[tuple[Charge, list[str]]], *, user, token) -> None:
-    """Admit new debates or contradiction runs (`new`: each one's charge, and the models its
-    calls may reach) against the spending limits of who pays for them, all or none: each one's
-    whole worst case (its own limits, `debate_worst_case`) must fit every limit of `user`,
-    `token` and the installation, and is held there until it ends (`budgets_close`); otherwise
-    `BudgetExceeded`, and the caller's transaction keeps nothing. Ones whose own limits do not
-    bound their tokens cannot be admitted: they are let in while every limit has room for one
-    call (`budgets.services.start_check`), their calls then reserved one by one."""
-    if not all(budget_services.admits(charge) for charge, _ in new):
-        budget_services.start_check(user=user, token=token)
-        return
-    worst = [
-        (
-            charge.subject,
-            *debate_worst_case(models, max_tokens=charge.max_tokens, max_cost=charge.max_cost_usd),
-        )
-        for charge, models in new
-    ]
-    budget_services.admit(worst=worst, user=user, token=token)
 
 
 def need(target, messages, max_tokens, *, call: str = "") -> tuple[Decimal, int, dict[str, Any]]:

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from agents import routing, spending
+from agents import routing
 from budgets import services as budgets
 from contradictions import detection
 from contradictions.authority import Ranking
@@ -26,6 +26,7 @@ from contradictions.models import (
 )
 from contradictions.running import RUNS
 from debates.models import Debate
+from runs import lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def contradiction_run_create(
     charged to `created_by` and `api_token` (their spending limits apply to its arbitrations).
 
     Raises `ValidationError` (field -> message) and stores nothing on bad input, or when the
-    run's worst case does not fit a spending limit (`agents.spending.admit`;
+    run's worst case does not fit a spending limit (`runs.lifecycle.admit`;
     `budgets.limits.BudgetExceeded`).
     """
     check_reports(reports)
@@ -107,7 +108,7 @@ def contradiction_run_create(
         subject=RUNS.spending_subject(run.pk), user=created_by, token=api_token
     )
     # Admitted as a debate is: its worst case at its arbitrator's prices.
-    spending.admit([(charge, [run.model])], user=created_by, token=api_token)
+    lifecycle.admit([(charge, [run.model])], user=created_by, token=api_token)
     if enqueue:
         transaction.on_commit(lambda: RUNS.enqueue(str(run.id)))
     return run

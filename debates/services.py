@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, transaction
 
-from agents import routing, spending
+from agents import routing
 from agents.models import Agent
 from budgets import services as budgets
 from debates import callbacks, one_statement
@@ -27,6 +27,7 @@ from protocols import (
     resolve_protocol,
 )
 from protocols.base import ParticipantSpec
+from runs import lifecycle
 
 
 def _select_agents(protocol_name: str, slugs: list[str] | None) -> list[Agent]:
@@ -128,7 +129,7 @@ def _stored(
 ) -> list[Debate]:
     """Store checked debates, their participants and their charges in one statement (three
     inserts, however many debates), after admitting them against the spending limits in the
-    same transaction (`agents.spending.admit`; a savepoint inside a caller's transaction), and
+    same transaction (`runs.lifecycle.admit`; a savepoint inside a caller's transaction), and
     enqueue each once it commits."""
     debates = [
         Debate(
@@ -169,7 +170,7 @@ def _stored(
     parts.append(one_statement.insert("c", charges))
     with transaction.atomic():
         if budget_check:
-            spending.admit(
+            lifecycle.admit(
                 [
                     (charge, [spec.model for _, spec in n.participants])
                     for n, charge in zip(new, charges, strict=True)
@@ -207,7 +208,7 @@ def debate_create(
 
     The debate is charged to `created_by` and the `api_token` it was started with (their
     spending limits and the installation's apply to its calls); with `budget_check`, a debate
-    whose whole worst case does not fit those limits is refused (`agents.spending.admit`;
+    whose whole worst case does not fit those limits is refused (`runs.lifecycle.admit`;
     `budgets.limits.BudgetExceeded`, a `ValidationError` keyed "budget") and nothing is stored
     or queued.
 

@@ -53,7 +53,9 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from agents.errors import Lost
+from agents.spending import debate_worst_case
 from budgets import services as budgets
+from budgets.models import Charge
 from runs.models import UNFINISHED, DurableRun, RunStatus
 
 logger = logging.getLogger(__name__)
@@ -277,6 +279,26 @@ class Heartbeat:
         self.last = now
         self.model.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now())
         return True
+
+
+def admit(new: list[tuple[Charge, list[str]]], *, user, token) -> None:
+    """Admit new rows (`new`: each one's charge and the models its calls may reach) against the
+    spending limits of `user`, `token` and the installation, all or none: each one's worst case
+    (its own limits at the dearest price, `agents.spending.debate_worst_case`) is held there
+    until it ends (`fail`, or its completion closes it), or `BudgetExceeded` and the caller's
+    transaction keeps nothing. Ones whose own limits leave tokens unbounded are let in while
+    each limit has room for one call (`budgets.start_check`), their calls reserved one by one."""
+    if not all(budgets.admits(charge) for charge, _ in new):
+        budgets.start_check(user=user, token=token)
+        return
+    worst = [
+        (
+            charge.subject,
+            *debate_worst_case(models, max_tokens=charge.max_tokens, max_cost=charge.max_cost_usd),
+        )
+        for charge, models in new
+    ]
+    budgets.admit(worst=worst, user=user, token=token)
 
 
 def charge_lost_calls(work: Work, pk, *, again: bool = True) -> list[dict[str, Any]]:
